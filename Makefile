@@ -1,0 +1,77 @@
+# patchbay: `make` builds build/patchbay.elf and build/patchbay.iso.
+# `make run`, `make run-xen`, `make test`; see README.md.
+
+BUILD    := build
+IMAGE    := $(BUILD)/patchbay.elf
+ISO      := $(BUILD)/patchbay.iso
+SETUP    := $(BUILD)/.setup-done
+
+CC       := gcc
+LD       := ld
+NASM     := nasm
+
+# Xen's headers default to an old ABI in which some hypercall numbers map to
+# compat calls; ask for the one this kernel is written against.
+XEN_ABI  := -D__XEN_INTERFACE_VERSION__=__XEN_LATEST_INTERFACE_VERSION__
+
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-pic -fno-pie -mcmodel=small -mno-red-zone \
+	-mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fcf-protection=none \
+	-I. $(XEN_ABI) -MMD -MP
+NASMFLAGS := -f elf64 -g -F dwarf -w+all
+LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
+
+KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c mm/*.c pv/*.c xen/*.c bench/*.c))
+KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
+KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
+              $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
+
+.PHONY: all image iso run run-xen test unit-test boot-test setup clean format check
+all: image iso
+image: $(IMAGE)
+iso: $(ISO)
+
+$(SETUP): tools/setup
+	@mkdir -p $(BUILD)
+	tools/setup
+	@touch $@
+
+setup: $(SETUP)
+
+$(BUILD)/kernel/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+$(IMAGE): $(KERNEL_OBJ) linker.ld
+	$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ)
+
+$(ISO): $(IMAGE) tools/mkiso
+	tools/mkiso $(IMAGE) $@
+
+run: $(IMAGE)
+	tools/run
+
+run-xen: $(IMAGE)
+	tools/run --xen
+
+include tests/unit/unit.mk
+
+boot-test: $(IMAGE) $(ISO)
+	python3 tests/boot/run_boot_tests.py
+
+test: $(SETUP)
+	$(MAKE) unit-test
+	$(MAKE) boot-test
+
+format:
+	clang-format -i $(KERNEL_C) $(wildcard */*.h */*/*.h tests/unit/*.c)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJ:.o=.d)

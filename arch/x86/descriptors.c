@@ -1,0 +1,100 @@
+#include "arch/x86/descriptors.h"
+
+#include <stddef.h>
+
+#include "arch/x86/trap_frame.h"
+
+struct tss {
+    uint32_t reserved0;
+    uint64_t rsp[3];
+    uint64_t reserved1;
+    uint64_t ist[7];
+    uint64_t reserved2;
+    uint16_t reserved3;
+    uint16_t iomap_base;
+} __attribute__((packed));
+
+struct idt_gate {
+    uint16_t offset_low;
+    uint16_t selector;
+    uint8_t ist;
+    uint8_t type_attr;
+    uint16_t offset_mid;
+    uint32_t offset_high;
+    uint32_t reserved;
+} __attribute__((packed));
+
+struct descriptor_table_pointer {
+    uint16_t limit;
+    uint64_t base;
+} __attribute__((packed));
+
+#define GATE_INTERRUPT_DPL0 0x8e  /* present, 64-bit interrupt gate: IF cleared on entry */
+#define TSS_AVAILABLE 0x89
+
+/* One guard page then the stack; kernel_map leaves the guard unmapped. */
+uint8_t double_fault_stack_area[DOUBLE_FAULT_GUARD_SIZE + DOUBLE_FAULT_STACK_SIZE]
+    __attribute__((aligned(4096), section(".bss.page_aligned")));
+
+static struct tss tss;
+static struct idt_gate idt[256];
+static uint64_t gdt[5] = {
+    0,
+    0x00af9a000000ffff, /* KERNEL_CS: 64-bit code, ring 0 */
+    0x00cf92000000ffff, /* KERNEL_DS */
+    0, 0,               /* TSS_SELECTOR: a 16-byte system descriptor, filled at run time */
+};
+
+static void gdt_set_tss(void)
+{
+    uint64_t base = (uint64_t)&tss;
+    uint64_t limit = sizeof(tss) - 1;
+
+    gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | ((uint64_t)TSS_AVAILABLE << 40) |
+             (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+    gdt[4] = base >> 32;
+}
+
+static void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist)
+{
+    idt[vector] = (struct idt_gate){
+        .offset_low = handler & 0xffff,
+        .selector = KERNEL_CS,
+        .ist = ist,
+        .type_attr = GATE_INTERRUPT_DPL0,
+        .offset_mid = (handler >> 16) & 0xffff,
+        .offset_high = handler >> 32,
+    };
+}
+
+static void load_gdt_and_segments(void)
+{
+    struct descriptor_table_pointer p = { sizeof(gdt) - 1, (uint64_t)gdt };
+
+    __asm__ volatile("lgdt %0\n\t"
+                     "pushq %1\n\t"
+                     "leaq 1f(%%rip), %%rax\n\t"
+                     "pushq %%rax\n\t"
+                     "lretq\n"          /* reload CS with our own selector */
+                     "1:\n\t"
+                     "movw %w2, %%ds\n\t"
+                     "movw %w2, %%es\n\t"
+                     "movw %w2, %%ss\n\t"
+                     "ltr %w3"
+                     :
+                     : "m"(p), "i"(KERNEL_CS), "r"(KERNEL_DS), "r"(TSS_SELECTOR)
+                     : "rax", "memory");
+}
+
+void descriptors_init_native(void)
+{
+    struct descriptor_table_pointer idtr = { sizeof(idt) - 1, (uint64_t)idt };
+
+    tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(double_fault_stack_area + sizeof(double_fault_stack_area));
+    tss.iomap_base = sizeof(tss);   /* no I/O bitmap */
+    gdt_set_tss();
+    load_gdt_and_segments();
+    for (unsigned v = 0; v < 256; v++)
+        idt_set_gate(v, trap_stubs[v], v == TRAP_DF ? IST_DOUBLE_FAULT : 0);
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+}

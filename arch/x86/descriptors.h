@@ -1,0 +1,23 @@
+/* Native GDT, TSS and IDT. */
+#ifndef ARCH_X86_DESCRIPTORS_H
+#define ARCH_X86_DESCRIPTORS_H
+
+#define KERNEL_CS 0x08
+#define KERNEL_DS 0x10
+#define TSS_SELECTOR 0x18
+
+#define IST_DOUBLE_FAULT 1  /* #DF runs on its own stack: the fault may be a stack overflow */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+void descriptors_init_native(void);
+
+#define DOUBLE_FAULT_GUARD_SIZE 4096
+#define DOUBLE_FAULT_STACK_SIZE 8192
+
+/* The #DF stack; its first page is a guard the kernel map leaves unmapped. */
+extern uint8_t double_fault_stack_area[];
+#endif
+
+#endif

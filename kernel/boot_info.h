@@ -1,0 +1,45 @@
+/* How the kernel was booted, filled once by whichever entry path ran
+ * (arch/x86/pvh.c, arch/x86/multiboot2.c, xen/...). Nothing after
+ * kernel_main() looks at the loader's own structures again. */
+#ifndef KERNEL_BOOT_INFO_H
+#define KERNEL_BOOT_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mm/frame_alloc.h"
+
+enum boot_method {
+    BOOT_NATIVE_PVH,
+    BOOT_NATIVE_MULTIBOOT2,
+    BOOT_XEN_PV,
+};
+
+#define BOOT_MAX_RANGES 64
+#define BOOT_CMDLINE_MAX 1024
+
+struct boot_info {
+    enum boot_method method;
+    char cmdline[BOOT_CMDLINE_MAX];
+    bool cmdline_truncated;
+    size_t nr_ram;                     /* usable RAM from the loader's map */
+    struct mem_range ram[BOOT_MAX_RANGES];
+    size_t nr_ram_dropped;             /* map entries beyond BOOT_MAX_RANGES */
+    size_t nr_reserved;                /* loader data the allocator must not hand out */
+    struct mem_range reserved[8];
+    size_t nr_reserved_dropped;        /* must stay 0: mm_init() checks */
+};
+
+extern struct boot_info boot_info;
+
+const char *boot_method_name(enum boot_method m);
+bool boot_on_xen(void);
+
+void boot_info_add_ram(struct boot_info *bi, uint64_t base, uint64_t len);
+void boot_info_add_reserved(struct boot_info *bi, uint64_t base, uint64_t len);
+void boot_info_set_cmdline(struct boot_info *bi, const char *s, size_t max);
+
+__attribute__((noreturn)) void kernel_main(void);
+
+#endif

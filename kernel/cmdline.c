@@ -1,0 +1,337 @@
+#include "kernel/cmdline.h"
+
+#include <stdarg.h>
+
+#include "kernel/printf.h"
+#include "kernel/string.h"
+
+#define LINE_MAX 256
+#define SHOWN_TOKEN_MAX 64  /* longer keys and values are shown cut short */
+
+/* A piece of the command line; tokens are never copied, so any length works. */
+struct slice {
+    const char *p;
+    size_t len;
+};
+
+struct line {
+    char buf[LINE_MAX];
+    size_t len;
+    bool truncated;
+};
+
+struct reporter {
+    cmdline_report_fn report;
+    void *ctx;
+    int problems;
+};
+
+static void line_add(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line_add(struct line *l, const char *fmt, ...)
+{
+    size_t room = sizeof(l->buf) - l->len;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = kvsnprintf(l->buf + l->len, room, fmt, ap);
+    va_end(ap);
+    if ((size_t)n >= room) {
+        l->len = sizeof(l->buf) - 1;
+        l->truncated = true;
+    } else {
+        l->len += (size_t)n;
+    }
+}
+
+static void line_add_slice(struct line *l, struct slice s)
+{
+    if (s.len > SHOWN_TOKEN_MAX)
+        line_add(l, "%.*s...", SHOWN_TOKEN_MAX - 3, s.p);
+    else
+        line_add(l, "%.*s", (int)s.len, s.p);
+}
+
+static void line_send(struct line *l, struct reporter *r)
+{
+    if (l->truncated)  /* make the cut visible */
+        memcpy(l->buf + l->len - 3, "...", 3);
+    r->report(l->buf, r->ctx);
+    r->problems++;
+}
+
+static void line_add_accepted(struct line *l, const struct option *opt)
+{
+    switch (opt->type) {
+    case OPT_BOOL:
+        line_add(l, "on|off");
+        break;
+    case OPT_UINT:
+        line_add(l, "%llu..%llu", (unsigned long long)opt->min, (unsigned long long)opt->max);
+        break;
+    case OPT_ENUM:
+        for (size_t i = 0; opt->choices[i]; i++)
+            line_add(l, "%s%s", i ? "|" : "", opt->choices[i]);
+        break;
+    case OPT_STRING:
+        line_add(l, "text up to %zu chars", opt->size ? opt->size - 1 : 0);
+        break;
+    }
+}
+
+static void report_unknown(struct reporter *r, struct slice key, const struct option *opts,
+                           size_t nopts)
+{
+    struct line l = { .len = 0, .truncated = false };
+
+    line_add(&l, "cmdline: unknown option '");
+    line_add_slice(&l, key);
+    line_add(&l, "' (known: ");
+    for (size_t i = 0; i < nopts; i++)
+        line_add(&l, "%s%s", i ? ", " : "", opts[i].key);
+    line_add(&l, "%s)", nopts ? "" : "none");
+    line_send(&l, r);
+}
+
+static void report_bad_value(struct reporter *r, const struct option *opt, struct slice value)
+{
+    struct line l = { .len = 0, .truncated = false };
+
+    line_add(&l, "cmdline: bad value '");
+    line_add_slice(&l, value);
+    line_add(&l, "' for %s (accepted: ", opt->key);
+    line_add_accepted(&l, opt);
+    line_add(&l, "), keeping default");
+    line_send(&l, r);
+}
+
+static void report_needs_value(struct reporter *r, const struct option *opt)
+{
+    struct line l = { .len = 0, .truncated = false };
+
+    line_add(&l, "cmdline: option %s needs a value (accepted: ", opt->key);
+    line_add_accepted(&l, opt);
+    line_add(&l, "), keeping default");
+    line_send(&l, r);
+}
+
+static bool slice_equals(struct slice s, const char *word)
+{
+    return strncmp(word, s.p, s.len) == 0 && word[s.len] == '\0';
+}
+
+static bool parse_bool(struct slice s, bool *out)
+{
+    static const char *const yes[] = { "on", "1", "yes", "true" };
+    static const char *const no[] = { "off", "0", "no", "false" };
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (slice_equals(s, yes[i]) || slice_equals(s, no[i])) {
+            *out = slice_equals(s, yes[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int digit_value(char c, unsigned base)
+{
+    int d = -1;
+
+    if (c >= '0' && c <= '9')
+        d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+    return d >= 0 && (unsigned)d < base ? d : -1;
+}
+
+/* Consumes digits from the front of s; false if none or on overflow. */
+static bool parse_digits(struct slice *s, unsigned base, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    int d;
+
+    for (; i < s->len && (d = digit_value(s->p[i], base)) >= 0; i++) {
+        if (v > (UINT64_MAX - (uint64_t)d) / base)
+            return false;
+        v = v * base + (uint64_t)d;
+    }
+    s->p += i;
+    s->len -= i;
+    *out = v;
+    return i > 0;
+}
+
+static unsigned suffix_shift(char c)
+{
+    switch (c) {
+    case 'K':
+    case 'k':
+        return 10;
+    case 'M':
+    case 'm':
+        return 20;
+    case 'G':
+    case 'g':
+        return 30;
+    default:
+        return 0;
+    }
+}
+
+/* Decimal or 0x hex, then an optional K, M or G (powers of 1024). */
+static bool parse_uint(struct slice s, uint64_t *out)
+{
+    unsigned base = 10, shift;
+    uint64_t v;
+
+    if (s.len > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X')) {
+        base = 16;
+        s.p += 2;
+        s.len -= 2;
+    }
+    if (!parse_digits(&s, base, &v))
+        return false;
+    if (s.len == 0) {
+        *out = v;
+        return true;
+    }
+    shift = suffix_shift(s.p[0]);
+    if (s.len != 1 || shift == 0 || v > UINT64_MAX >> shift)
+        return false;
+    *out = v << shift;
+    return true;
+}
+
+static bool parse_enum(struct slice s, const char *const *choices, int *out)
+{
+    for (int i = 0; choices[i]; i++) {
+        if (slice_equals(s, choices[i])) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Stores nothing unless the whole value is good. */
+static bool set_option(const struct option *opt, struct slice value)
+{
+    bool b;
+    uint64_t u;
+    int index;
+
+    switch (opt->type) {
+    case OPT_BOOL:
+        if (!parse_bool(value, &b))
+            return false;
+        *(bool *)opt->value = b;
+        return true;
+    case OPT_UINT:
+        if (!parse_uint(value, &u) || u < opt->min || u > opt->max)
+            return false;
+        *(uint64_t *)opt->value = u;
+        return true;
+    case OPT_ENUM:
+        if (!parse_enum(value, opt->choices, &index))
+            return false;
+        *(int *)opt->value = index;
+        return true;
+    case OPT_STRING:
+        if (value.len >= opt->size)
+            return false;
+        memcpy(opt->value, value.p, value.len);
+        ((char *)opt->value)[value.len] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static const struct option *find_option(struct slice key, const struct option *opts, size_t nopts)
+{
+    for (size_t i = 0; i < nopts; i++) {
+        if (slice_equals(key, opts[i].key))
+            return &opts[i];
+    }
+    return NULL;
+}
+
+/* Splits `key=value` at the first '='; false for a bare key. */
+static bool split_token(struct slice token, struct slice *key, struct slice *value)
+{
+    size_t i = 0;
+
+    while (i < token.len && token.p[i] != '=')
+        i++;
+    *key = (struct slice){ token.p, i };
+    if (i == token.len) {
+        *value = (struct slice){ token.p + i, 0 };
+        return false;
+    }
+    *value = (struct slice){ token.p + i + 1, token.len - i - 1 };
+    return true;
+}
+
+static void handle_token(struct reporter *r, struct slice token, const struct option *opts,
+                         size_t nopts)
+{
+    struct slice key, value;
+    bool has_value = split_token(token, &key, &value);
+    const struct option *opt = find_option(key, opts, nopts);
+
+    if (!opt)
+        report_unknown(r, key, opts, nopts);
+    else if (!has_value && opt->type == OPT_BOOL)
+        *(bool *)opt->value = true;
+    else if (!has_value)
+        report_needs_value(r, opt);
+    else if (!set_option(opt, value))
+        report_bad_value(r, opt, value);
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool next_token(const char **cursor, struct slice *token)
+{
+    const char *p = *cursor;
+
+    while (is_space(*p))
+        p++;
+    token->p = p;
+    while (*p && !is_space(*p))
+        p++;
+    token->len = (size_t)(p - token->p);
+    *cursor = p;
+    return token->len > 0;
+}
+
+/* GRUB may pass the kernel's own file name as the first word. */
+static bool is_loader_path(struct slice token)
+{
+    struct slice key, value;
+
+    return token.p[0] == '/' && !split_token(token, &key, &value);
+}
+
+int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
+                  cmdline_report_fn report, void *ctx)
+{
+    struct reporter r = { .report = report, .ctx = ctx, .problems = 0 };
+    const char *cursor = cmdline ? cmdline : "";
+    struct slice token;
+    bool first = true;
+
+    while (next_token(&cursor, &token)) {
+        if (!(first && is_loader_path(token)))
+            handle_token(&r, token, opts, nopts);
+        first = false;
+    }
+    return r.problems;
+}

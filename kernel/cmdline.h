@@ -1,0 +1,53 @@
+/* Typed kernel command line options. A subsystem declares its options next
+ * to its code with the OPTION_* macros; they land in the "options" section,
+ * which __start_options and __stop_options bound, and cmdline_parse() sets
+ * them from `key=value` and bare `key` tokens. */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum option_type { OPT_BOOL, OPT_UINT, OPT_ENUM, OPT_STRING };
+
+struct option {
+    const char *key;            /* e.g. "pv.patch", "wl.pages", "fault" */
+    enum option_type type;
+    void *value;                /* bool*, uint64_t*, int* (index into choices), char* buffer */
+    uint64_t min, max;          /* OPT_UINT: accepted range, inclusive */
+    const char *const *choices; /* OPT_ENUM: NULL-terminated list of accepted words */
+    size_t size;                /* OPT_STRING: buffer size incl. NUL */
+    const char *help;           /* one short phrase */
+};
+
+/* Gets one complete line per problem, without a trailing newline. */
+typedef void (*cmdline_report_fn)(const char *line, void *ctx);
+
+/* Sets each known option named on the command line. A problem is reported
+ * and leaves its option at its previous value; returns the problem count. */
+int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
+                  cmdline_report_fn report, void *ctx);
+
+extern const struct option __start_options[], __stop_options[];
+
+/* Each macro defines option_<var>. The static assert makes a variable of the
+ * wrong type a build error rather than memory corruption at boot. Parameter
+ * names end in '_' so they cannot replace the field designators. */
+#define OPTION_DEFINE_(var_, var_type_, key_, type_, help_, ...)                                  \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(var_), var_type_),                    \
+                   "option " key_ ": " #var_ " must be " #var_type_);                            \
+    static const struct option option_##var_                                                     \
+        __attribute__((section("options"), aligned(8), used)) = {                                \
+            .key = key_, .type = type_, .value = &(var_), .help = help_, __VA_ARGS__             \
+        }
+
+#define OPTION_BOOL(var_, key_, help_) OPTION_DEFINE_(var_, bool, key_, OPT_BOOL, help_, )
+#define OPTION_UINT(var_, key_, lo_, hi_, help_)                                                  \
+    OPTION_DEFINE_(var_, uint64_t, key_, OPT_UINT, help_, .min = (lo_), .max = (hi_))
+#define OPTION_ENUM(var_, key_, choices_, help_)                                                  \
+    OPTION_DEFINE_(var_, int, key_, OPT_ENUM, help_, .choices = (choices_))
+#define OPTION_STRING(var_, key_, help_)                                                          \
+    OPTION_DEFINE_(var_, char[sizeof(var_)], key_, OPT_STRING, help_, .size = sizeof(var_))
+
+#endif

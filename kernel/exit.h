@@ -1,0 +1,12 @@
+/* Ending a run: one verdict line, always the last the kernel prints, then the
+ * platform powers off with the status (0 = clean). */
+#ifndef KERNEL_EXIT_H
+#define KERNEL_EXIT_H
+
+#define EXIT_CLEAN 0
+#define EXIT_FAILURE 1
+
+__attribute__((noreturn)) void kernel_exit(int status, const char *reason);
+__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
+
+#endif

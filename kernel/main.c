@@ -1,0 +1,43 @@
+/* kernel_main: where every entry path meets, once the platform ops are
+ * installed and boot_info is filled. One bring-up step per line. */
+#include "kernel/boot_info.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/fault_inject.h"
+#include "mm/kernel_map.h"
+#include "mm/mm_init.h"
+#include "pv/platform_ops.h"
+
+static void report_option_error(const char *line, void *ctx)
+{
+    (void)ctx;
+    kprintf("%s\n", line);
+}
+
+static void options_init(const struct boot_info *bi)
+{
+    kprintf("cmdline: \"%s\"%s\n", bi->cmdline, bi->cmdline_truncated ? " (truncated)" : "");
+    cmdline_parse(bi->cmdline, __start_options, (size_t)(__stop_options - __start_options),
+                  report_option_error, 0);
+}
+
+static void check_wx(void)
+{
+    uint64_t wx = kernel_map_count_wx();
+
+    kprintf("mm: W^X check: %lu pages writable and executable\n", wx);
+    if (wx != 0)
+        panic("W^X violated: %lu pages are writable and executable", wx);
+}
+
+void kernel_main(void)
+{
+    kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
+    options_init(&boot_info);                    /* typed options from the command line */
+    mm_init(&boot_info);                         /* frame allocator over the memory map */
+    platform_ops->kernel_map_init(&boot_info);   /* W^X page tables, guard pages */
+    check_wx();                                  /* walk them: nothing is both W and X */
+    fault_inject_run();                          /* fault=...: test the trap path */
+    kernel_exit(EXIT_CLEAN, "");
+}

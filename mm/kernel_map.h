@@ -1,0 +1,27 @@
+/* The kernel's own address space: building it and asking questions of it. */
+#ifndef MM_KERNEL_MAP_H
+#define MM_KERNEL_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct boot_info;
+
+/* Linker symbols bounding the image and its permission regions (linker.ld). */
+extern char __kernel_start[], __kernel_end[];
+extern char __text_start[], __text_end[];
+extern char __rodata_start[], __rodata_end[];
+extern char __data_start[], __bss_start[], __bss_end[];
+extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
+
+/* Native: replaces the boot page tables with W^X ones (arch/x86/native_paging.c). */
+void kernel_map_init_native(const struct boot_info *bi);
+
+/* Walks the live page tables: is every byte of [va, va + len) mapped? */
+bool kernel_map_is_readable(uint64_t va, size_t len);
+
+/* Walks the live page tables: how many 4 KiB pages are writable and executable? */
+uint64_t kernel_map_count_wx(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* The platform ops: what the kernel needs from the machine it finds itself
+ * on, beyond the CPU.  The native table lives in arch/x86/native_platform.c,
+ * Xen's in xen/. Each entry path installs one before calling kernel_main(). */
+#ifndef PV_PLATFORM_OPS_H
+#define PV_PLATFORM_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct boot_info;
+
+struct platform_ops {
+    const char *name;                                  /* "native" or "xen" */
+    void (*console_write)(const char *s, size_t len);  /* must work from a trap */
+    __attribute__((noreturn)) void (*exit)(int status);/* 0 = clean, ends the VM */
+    uint64_t (*fault_address)(void);                   /* the #PF linear address */
+    void (*kernel_map_init)(const struct boot_info *bi);/* final W^X page tables */
+    uint64_t (*read_cr3)(void);                        /* machine address of the top table */
+    void *(*maddr_to_virt)(uint64_t maddr);            /* where a page table can be read */
+};
+
+extern const struct platform_ops *platform_ops;
+
+#endif

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Run the boot test cases of tests/boot/cases.py through tools/run.
+
+  python3 tests/boot/run_boot_tests.py [-j N] [-k PATTERN]... [--list]
+
+Each case boots the image under QEMU with `tools/run --quiet --log FILE`;
+the console goes to build/test-logs/NAME.log and is checked against the
+case's expectations. Prints one PASS/FAIL line per case and a final
+"N passed, N failed" line; exits 1 if any case failed.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RUN = os.path.join(ROOT, "tools", "run")
+
+sys.path.insert(0, HERE)
+from cases import CASES  # noqa: E402
+
+FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout"}
+DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
+                timeout=60)
+TAIL_LINES = 30
+# Terminal control sequences (GRUB draws its menu with them) and other
+# control characters except newline and tab.
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78c]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def build_dir():
+    build = os.environ.get("BUILD", "build")
+    return build if os.path.isabs(build) else os.path.join(ROOT, build)
+
+
+def normalise(case):
+    """The case with defaults filled in; raises ValueError if it is malformed."""
+    if not isinstance(case, dict) or "name" not in case:
+        raise ValueError("a case must be a dict with a name: %r" % (case,))
+    unknown = set(case) - FIELDS
+    if unknown:
+        raise ValueError("case %s: unknown fields %s" % (case["name"], sorted(unknown)))
+    c = dict(DEFAULTS)
+    c.update(case)
+    if c["status"] != "fail" and not isinstance(c["status"], int):
+        raise ValueError("case %s: status must be an int or 'fail'" % c["name"])
+    if isinstance(c["expect"], str) or isinstance(c["reject"], str):
+        raise ValueError("case %s: expect and reject are lists of regexes" % c["name"])
+    for rx in list(c["expect"]) + list(c["reject"]) + [c["last_line"] or ""]:
+        try:
+            re.compile(rx)
+        except re.error as e:
+            raise ValueError("case %s: bad regex %r: %s" % (c["name"], rx, e))
+    return c
+
+
+def console_text(raw):
+    """The console as plain text lines: no \\r, no escape sequences."""
+    text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    text = ESCAPES.sub("", text)
+    text = text.replace("\r", "\n")
+    return CONTROL.sub("", text)
+
+
+def status_ok(want, got):
+    if want == "fail":
+        return 1 <= got <= 100
+    return got == want
+
+
+def describe_status(got):
+    if got == 124:
+        return "timed out"
+    if got == 101:
+        return "QEMU ended without a kernel exit"
+    if got == 0:
+        return "clean exit"
+    return "status %d" % got
+
+
+def check(case, status, text, stderr):
+    """A list of reasons why the case failed (empty if it passed)."""
+    reasons = []
+    want = case["status"]
+    if not status_ok(want, status):
+        wanted = "a kernel failure (1..100)" if want == "fail" else "status %d" % want
+        reasons.append("expected %s, got %s" % (wanted, describe_status(status)))
+    elif want == "fail" and "run: kernel failed with status" not in stderr:
+        reasons.append("status %d did not come from a kernel exit" % status)
+    for rx in case["expect"]:
+        if not re.search(rx, text, re.MULTILINE):
+            reasons.append("expected /%s/ not found" % rx)
+    for rx in case["reject"]:
+        m = re.search(rx, text, re.MULTILINE)
+        if m:
+            line = text[text.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
+            reasons.append("rejected /%s/ found: %s" % (rx, line.strip()))
+    if case["last_line"] is not None:
+        lines = [line.strip() for line in text.split("\n") if line.strip()]
+        last = lines[-1] if lines else "(no output)"
+        if not re.search(case["last_line"], last):
+            reasons.append("last line %r does not match /%s/" % (last, case["last_line"]))
+    return reasons
+
+
+def run_case(case, image, logdir):
+    log = os.path.join(logdir, case["name"] + ".log")
+    if os.path.exists(log):
+        os.unlink(log)
+    cmd = [sys.executable, RUN, "--quiet", "--log", log, "--image", image,
+           "--timeout", str(case["timeout"])] + list(case["args"])
+    if case["cmdline"]:
+        cmd += ["--"] + case["cmdline"].split()
+    start = time.monotonic()
+    # tools/run kills QEMU at the case's time-out; the extra margin covers
+    # building an ISO or fetching Xen before QEMU starts.
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=case["timeout"] + 120)
+        status, stderr = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        status, stderr = 124, "run_boot_tests: tools/run itself did not end\n"
+    elapsed = time.monotonic() - start
+    raw = b""
+    if os.path.exists(log):
+        with open(log, "rb") as f:
+            raw = f.read()
+    text = console_text(raw)
+    return check(case, status, text, stderr), elapsed, text, stderr
+
+
+def main():
+    p = argparse.ArgumentParser(description="Run patchbay's boot test cases.")
+    p.add_argument("-j", type=int, default=2, metavar="N",
+                   help="cases run at once (default 2)")
+    p.add_argument("-k", action="append", default=[], metavar="PATTERN",
+                   help="run only cases whose name contains PATTERN (repeatable)")
+    p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--image", default=os.path.join(build_dir(), "patchbay.elf"),
+                   help="kernel image (default $BUILD/patchbay.elf)")
+    args = p.parse_args()
+
+    try:
+        cases = [normalise(c) for c in CASES]
+    except ValueError as e:
+        print("run_boot_tests: " + str(e), file=sys.stderr)
+        return 2
+    names = [c["name"] for c in cases]
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        print("run_boot_tests: duplicate case names: " + " ".join(dups), file=sys.stderr)
+        return 2
+    if args.k:
+        cases = [c for c in cases if any(k in c["name"] for k in args.k)]
+    if args.list:
+        for c in cases:
+            line = " ".join([c["name"]] + list(c["args"]))
+            print(line + (" -- " + c["cmdline"] if c["cmdline"] else ""))
+        return 0
+    if not cases:
+        print("run_boot_tests: no case matches " + " ".join(args.k), file=sys.stderr)
+        return 2
+    if not os.path.isfile(args.image):
+        print("run_boot_tests: %s not found; build it with make" % args.image, file=sys.stderr)
+        return 2
+
+    logdir = os.path.join(build_dir(), "test-logs")
+    os.makedirs(logdir, exist_ok=True)
+    lock = threading.Lock()
+    passed = failed = 0
+
+    def one(case):
+        nonlocal passed, failed
+        reasons, elapsed, text, stderr = run_case(case, args.image, logdir)
+        with lock:
+            if not reasons:
+                passed += 1
+                print("PASS %s (%.1f s)" % (case["name"], elapsed))
+            else:
+                failed += 1
+                print("FAIL %s: %s" % (case["name"], "; ".join(reasons)))
+                tail = [line for line in text.rstrip("\n").split("\n")][-TAIL_LINES:]
+                for line in tail:
+                    print("    | " + line)
+                for line in stderr.strip().splitlines():
+                    print("    ! " + line)
+            sys.stdout.flush()
+
+    with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+        for f in [pool.submit(one, c) for c in cases]:
+            f.result()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
