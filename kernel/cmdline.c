@@ -6,7 +6,7 @@
 #include "kernel/string.h"
 
 #define LINE_MAX 256
-#define SHOWN_TOKEN_MAX 64  /* longer keys and values are shown cut short */
+#define SHOWN_TOKEN_MAX 64 /* longer keys and values are shown cut short */
 
 /* A piece of the command line; tokens are never copied, so any length works. */
 struct slice {
@@ -55,7 +55,7 @@ static void line_add_slice(struct line *l, struct slice s)
 
 static void line_send(struct line *l, struct reporter *r)
 {
-    if (l->truncated)  /* make the cut visible */
+    if (l->truncated) /* make the cut visible */
         memcpy(l->buf + l->len - 3, "...", 3);
     r->report(l->buf, r->ctx);
     r->problems++;
@@ -83,7 +83,7 @@ static void line_add_accepted(struct line *l, const struct option *opt)
 static void report_unknown(struct reporter *r, struct slice key, const struct option *opts,
                            size_t nopts)
 {
-    struct line l = { .len = 0, .truncated = false };
+    struct line l = {.len = 0, .truncated = false};
 
     line_add(&l, "cmdline: unknown option '");
     line_add_slice(&l, key);
@@ -96,7 +96,7 @@ static void report_unknown(struct reporter *r, struct slice key, const struct op
 
 static void report_bad_value(struct reporter *r, const struct option *opt, struct slice value)
 {
-    struct line l = { .len = 0, .truncated = false };
+    struct line l = {.len = 0, .truncated = false};
 
     line_add(&l, "cmdline: bad value '");
     line_add_slice(&l, value);
@@ -108,7 +108,7 @@ static void report_bad_value(struct reporter *r, const struct option *opt, struc
 
 static void report_needs_value(struct reporter *r, const struct option *opt)
 {
-    struct line l = { .len = 0, .truncated = false };
+    struct line l = {.len = 0, .truncated = false};
 
     line_add(&l, "cmdline: option %s needs a value (accepted: ", opt->key);
     line_add_accepted(&l, opt);
@@ -123,8 +123,8 @@ static bool slice_equals(struct slice s, const char *word)
 
 static bool parse_bool(struct slice s, bool *out)
 {
-    static const char *const yes[] = { "on", "1", "yes", "true" };
-    static const char *const no[] = { "off", "0", "no", "false" };
+    static const char *const yes[] = {"on", "1", "yes", "true"};
+    static const char *const no[] = {"off", "0", "no", "false"};
 
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
         if (slice_equals(s, yes[i]) || slice_equals(s, no[i])) {
@@ -267,12 +267,12 @@ static bool split_token(struct slice token, struct slice *key, struct slice *val
 
     while (i < token.len && token.p[i] != '=')
         i++;
-    *key = (struct slice){ token.p, i };
+    *key = (struct slice){token.p, i};
     if (i == token.len) {
-        *value = (struct slice){ token.p + i, 0 };
+        *value = (struct slice){token.p + i, 0};
         return false;
     }
-    *value = (struct slice){ token.p + i + 1, token.len - i - 1 };
+    *value = (struct slice){token.p + i + 1, token.len - i - 1};
     return true;
 }
 
@@ -323,7 +323,7 @@ static bool is_loader_path(struct slice token)
 int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
                   cmdline_report_fn report, void *ctx)
 {
-    struct reporter r = { .report = report, .ctx = ctx, .problems = 0 };
+    struct reporter r = {.report = report, .ctx = ctx, .problems = 0};
     const char *cursor = cmdline ? cmdline : "";
     struct slice token;
     bool first = true;

@@ -12,7 +12,7 @@
 enum option_type { OPT_BOOL, OPT_UINT, OPT_ENUM, OPT_STRING };
 
 struct option {
-    const char *key;            /* e.g. "pv.patch", "wl.pages", "fault" */
+    const char *key; /* e.g. "pv.patch", "wl.pages", "fault" */
     enum option_type type;
     void *value;                /* bool*, uint64_t*, int* (index into choices), char* buffer */
     uint64_t min, max;          /* OPT_UINT: accepted range, inclusive */
@@ -33,21 +33,22 @@ extern const struct option __start_options[], __stop_options[];
 
 /* Each macro defines option_<var>. The static assert makes a variable of the
  * wrong type a build error rather than memory corruption at boot. Parameter
- * names end in '_' so they cannot replace the field designators. */
-#define OPTION_DEFINE_(var_, var_type_, key_, type_, help_, ...)                                  \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(var_), var_type_),                    \
-                   "option " key_ ": " #var_ " must be " #var_type_);                            \
-    static const struct option option_##var_                                                     \
-        __attribute__((section("options"), aligned(8), used)) = {                                \
-            .key = key_, .type = type_, .value = &(var_), .help = help_, __VA_ARGS__             \
-        }
+ * names end in '_' so they cannot replace the field designators. A file
+ * using them cannot also have a symbol named `options`: the assembler would
+ * take it for the section. */
+#define OPTION_DEFINE_(var_, var_type_, key_, type_, help_, ...)                                   \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(var_), var_type_),                      \
+                   "option " key_ ": " #var_ " must be " #var_type_);                              \
+    static const struct option option_##var_                                                       \
+        __attribute__((section("options"), aligned(8), used)) = {                                  \
+            .key = key_, .type = type_, .value = &(var_), .help = help_, __VA_ARGS__}
 
 #define OPTION_BOOL(var_, key_, help_) OPTION_DEFINE_(var_, bool, key_, OPT_BOOL, help_, )
-#define OPTION_UINT(var_, key_, lo_, hi_, help_)                                                  \
+#define OPTION_UINT(var_, key_, lo_, hi_, help_)                                                   \
     OPTION_DEFINE_(var_, uint64_t, key_, OPT_UINT, help_, .min = (lo_), .max = (hi_))
-#define OPTION_ENUM(var_, key_, choices_, help_)                                                  \
+#define OPTION_ENUM(var_, key_, choices_, help_)                                                   \
     OPTION_DEFINE_(var_, int, key_, OPT_ENUM, help_, .choices = (choices_))
-#define OPTION_STRING(var_, key_, help_)                                                          \
+#define OPTION_STRING(var_, key_, help_)                                                           \
     OPTION_DEFINE_(var_, char[sizeof(var_)], key_, OPT_STRING, help_, .size = sizeof(var_))
 
 #endif

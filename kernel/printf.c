@@ -6,10 +6,10 @@
 enum length { LEN_INT, LEN_CHAR, LEN_SHORT, LEN_LONG, LEN_LONG_LONG, LEN_SIZE };
 
 struct spec {
-    bool left;      /* '-' */
-    bool zero;      /* '0' */
-    int width;      /* 0: none */
-    int precision;  /* -1: none */
+    bool left;     /* '-' */
+    bool zero;     /* '0' */
+    int width;     /* 0: none */
+    int precision; /* -1: none */
     enum length length;
 };
 
@@ -47,8 +47,8 @@ static size_t bounded_length(const char *s, size_t max)
 }
 
 /* Lays out [spaces][prefix][zeros][body][spaces] to fill the field width. */
-static void emit_field(struct output *out, const struct spec *sp, const char *prefix,
-                       size_t zeros, const char *body, size_t len)
+static void emit_field(struct output *out, const struct spec *sp, const char *prefix, size_t zeros,
+                       const char *body, size_t len)
 {
     size_t prefix_len = bounded_length(prefix, 2);
     size_t used = prefix_len + zeros + len;
@@ -85,7 +85,7 @@ static void emit_number(struct output *out, const struct spec *sp, uint64_t magn
     size_t zeros = 0, used;
 
     if (sp->precision == 0 && magnitude == 0)
-        len = 0;  /* C: a zero precision prints no digits for zero */
+        len = 0; /* C: a zero precision prints no digits for zero */
     used = bounded_length(prefix, 2) + len;
     if (sp->precision >= 0) {
         if ((size_t)sp->precision > len)
@@ -223,13 +223,13 @@ static const char *parse_count(const char *f, int *count, va_list *ap)
 static const char *parse_width_precision(const char *f, struct spec *sp, va_list *ap)
 {
     f = parse_count(f, &sp->width, ap);
-    if (sp->width < 0) {  /* C: a negative '*' width means left-aligned */
+    if (sp->width < 0) { /* C: a negative '*' width means left-aligned */
         sp->left = true;
         sp->width = sp->width == INT32_MIN ? INT32_MAX : -sp->width;
     }
     if (*f == '.') {
         f = parse_count(f + 1, &sp->precision, ap);
-        if (sp->precision < 0)  /* C: a negative '*' precision means none */
+        if (sp->precision < 0) /* C: a negative '*' precision means none */
             sp->precision = -1;
     }
     return f;
@@ -257,12 +257,12 @@ static const char *parse_length(const char *f, enum length *length)
 static const char *format_directive(struct output *out, const char *f, va_list *ap)
 {
     const char *start = f - 1;
-    struct spec sp = { .left = false, .zero = false, .width = 0, .precision = -1 };
+    struct spec sp = {.left = false, .zero = false, .width = 0, .precision = -1};
 
     f = parse_flags(f, &sp);
     f = parse_width_precision(f, &sp, ap);
     f = parse_length(f, &sp.length);
-    if (*f == '\0') {  /* a lone '%' at the end: print what there is */
+    if (*f == '\0') { /* a lone '%' at the end: print what there is */
         emit_n(out, start, (size_t)(f - start));
         return f;
     }
@@ -273,7 +273,7 @@ static const char *format_directive(struct output *out, const char *f, va_list *
 
 int kformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap)
 {
-    struct output out = { .putc = putc, .ctx = ctx, .count = 0 };
+    struct output out = {.putc = putc, .ctx = ctx, .count = 0};
     va_list args;
 
     /* A copy, so helpers can share it through a pointer whatever va_list is. */
@@ -291,7 +291,7 @@ int kformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap)
 struct buffer {
     char *buf;
     size_t size;
-    size_t len;  /* characters produced, stored or not */
+    size_t len; /* characters produced, stored or not */
 };
 
 static void buffer_putc(char c, void *ctx)
@@ -305,7 +305,7 @@ static void buffer_putc(char c, void *ctx)
 
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-    struct buffer b = { .buf = buf, .size = size, .len = 0 };
+    struct buffer b = {.buf = buf, .size = size, .len = 0};
     int n = kformat(buffer_putc, &b, fmt, ap);
 
     if (size > 0)

@@ -9,8 +9,8 @@
 static uint64_t managed_map[WORD_COUNT];
 static uint64_t free_map[WORD_COUNT];
 
-static uint64_t frame_limit;   /* one past the highest managed frame: scans stop here */
-static uint64_t next_frame;    /* where the next-fit search resumes */
+static uint64_t frame_limit; /* one past the highest managed frame: scans stop here */
+static uint64_t next_frame;  /* where the next-fit search resumes */
 static uint64_t total_count;
 static uint64_t free_count;
 static uint64_t ignored_bytes;
@@ -105,7 +105,7 @@ void frame_alloc_init(const struct mem_range *usable, size_t nusable,
         add_usable(&usable[i]);
     for (size_t i = 0; i < nreserved; i++)
         remove_reserved(&reserved[i]);
-    set_bits(managed_map, 0, 1, false);  /* address 0 means "no frame" */
+    set_bits(managed_map, 0, 1, false); /* address 0 means "no frame" */
 
     total_count = 0;
     for (uint64_t i = 0; i < (frame_limit + WORD_BITS - 1) / WORD_BITS; i++) {

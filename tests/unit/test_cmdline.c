@@ -1,0 +1,520 @@
+/* kernel/cmdline.c: every option type, the exact text of every problem
+ * line, and the declaration macros' "options" section. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel/cmdline.h"
+
+#define MAX_LINES 8
+
+/* What the reporter was handed: a copy of each line. */
+static struct {
+    char lines[MAX_LINES][300];
+    size_t count;
+} reported;
+
+static void record_line(const char *line, void *ctx)
+{
+    assert_ptr_equal(ctx, &reported);
+    assert_true(strlen(line) < 256);
+    assert_null(strchr(line, '\n'));
+    if (reported.count < MAX_LINES)
+        snprintf(reported.lines[reported.count], sizeof(reported.lines[0]), "%s", line);
+    reported.count++;
+}
+
+static bool patch;
+static uint64_t pages;
+static int fault;
+static char name[8];
+static uint64_t big;
+
+static const char *const fault_words[] = {"none", "pf", "ud", NULL};
+
+static const struct option test_options[] = {
+    {.key = "pv.patch", .type = OPT_BOOL, .value = &patch, .help = "patch"},
+    {.key = "wl.pages", .type = OPT_UINT, .value = &pages, .min = 1, .max = 1048576},
+    {.key = "fault", .type = OPT_ENUM, .value = &fault, .choices = fault_words},
+    {.key = "wl.name", .type = OPT_STRING, .value = name, .size = sizeof(name)},
+    {.key = "big", .type = OPT_UINT, .value = &big, .min = 0, .max = UINT64_MAX},
+};
+#define NOPTIONS (sizeof(test_options) / sizeof(test_options[0]))
+
+static int reset(void **state)
+{
+    (void)state;
+    patch = false;
+    pages = 16;
+    fault = 0;
+    strcpy(name, "dflt");
+    big = 7;
+    memset(&reported, 0, sizeof(reported));
+    return 0;
+}
+
+static bool str_has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int parse(const char *cmdline)
+{
+    return cmdline_parse(cmdline, test_options, NOPTIONS, record_line, &reported);
+}
+
+/* One problem, reported with exactly this line. */
+static void expect_one_problem(const char *cmdline, const char *line)
+{
+    reset(NULL);
+    assert_int_equal(parse(cmdline), 1);
+    assert_int_equal(reported.count, 1);
+    assert_string_equal(reported.lines[0], line);
+}
+
+static void expect_defaults(void)
+{
+    assert_false(patch);
+    assert_int_equal(pages, 16);
+    assert_int_equal(fault, 0);
+    assert_string_equal(name, "dflt");
+    assert_int_equal(big, 7);
+}
+
+static void test_empty_and_blank(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(""), 0);
+    assert_int_equal(parse(" \t \n  "), 0);
+    assert_int_equal(parse(NULL), 0);
+    assert_int_equal(reported.count, 0);
+    expect_defaults();
+}
+
+static void test_bool(void **state)
+{
+    static const char *const yes[] = {"pv.patch", "pv.patch=on", "pv.patch=1", "pv.patch=yes",
+                                      "pv.patch=true"};
+    static const char *const no[] = {"pv.patch=off", "pv.patch=0", "pv.patch=no", "pv.patch=false"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        patch = false;
+        assert_int_equal(parse(yes[i]), 0);
+        assert_true(patch);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        patch = true;
+        assert_int_equal(parse(no[i]), 0);
+        assert_false(patch);
+    }
+    assert_int_equal(reported.count, 0);
+}
+
+static void test_bool_bad_values(void **state)
+{
+    (void)state;
+    expect_one_problem("pv.patch=maybe", "cmdline: bad value 'maybe' for pv.patch "
+                                         "(accepted: on|off), keeping default");
+    assert_false(patch);
+    expect_one_problem("pv.patch=", "cmdline: bad value '' for pv.patch "
+                                    "(accepted: on|off), keeping default");
+    expect_one_problem("pv.patch=onn", "cmdline: bad value 'onn' for pv.patch "
+                                       "(accepted: on|off), keeping default");
+    assert_false(patch);
+}
+
+static void expect_uint(const char *cmdline, uint64_t *var, uint64_t want)
+{
+    reset(NULL);
+    assert_int_equal(parse(cmdline), 0);
+    assert_int_equal(*var, want);
+}
+
+static void test_uint(void **state)
+{
+    (void)state;
+    expect_uint("wl.pages=100", &pages, 100);
+    expect_uint("wl.pages=1", &pages, 1);
+    expect_uint("wl.pages=1048576", &pages, 1048576);
+    expect_uint("wl.pages=0x10", &pages, 16);
+    expect_uint("wl.pages=0X1f", &pages, 31);
+    expect_uint("wl.pages=0xAbC", &pages, 0xabc);
+    expect_uint("wl.pages=4K", &pages, 4096);
+    expect_uint("wl.pages=1M", &pages, 1048576);
+    expect_uint("wl.pages=0x2k", &pages, 2048);
+    expect_uint("wl.pages=007", &pages, 7);
+    expect_uint("big=0", &big, 0);
+    expect_uint("big=2G", &big, 2ULL << 30);
+    expect_uint("big=18446744073709551615", &big, UINT64_MAX);
+    expect_uint("big=0xffffffffffffffff", &big, UINT64_MAX);
+    expect_uint("big=17179869183G", &big, 17179869183ULL << 30);
+}
+
+static void expect_bad_pages(const char *value)
+{
+    char cmdline[64], line[256];
+
+    snprintf(cmdline, sizeof(cmdline), "wl.pages=%s", value);
+    snprintf(line, sizeof(line),
+             "cmdline: bad value '%s' for wl.pages (accepted: 1..1048576), keeping default", value);
+    expect_one_problem(cmdline, line);
+    assert_int_equal(pages, 16);
+}
+
+static void test_uint_bad_values(void **state)
+{
+    static const char *const bad[] = {"abc", "",   "0",   "1048577", "2G",  "-1",    "+1", "12KB",
+                                      "K",   "0x", "0xg", "1.5",     "1e3", "0b101", "1T"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        expect_bad_pages(bad[i]);
+}
+
+static void test_uint_overflow(void **state)
+{
+    static const char *const tail = " for big (accepted: 0..18446744073709551615), keeping default";
+    static const char *const bad[] = {"18446744073709551616", "99999999999999999999999",
+                                      "0x10000000000000000", "17179869184G", "18014398509481984K"};
+    char line[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char cmdline[64];
+
+        snprintf(cmdline, sizeof(cmdline), "big=%s", bad[i]);
+        snprintf(line, sizeof(line), "cmdline: bad value '%s'%s", bad[i], tail);
+        expect_one_problem(cmdline, line);
+        assert_int_equal(big, 7);
+    }
+}
+
+static void test_enum(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("fault=pf"), 0);
+    assert_int_equal(fault, 1);
+    assert_int_equal(parse("fault=ud"), 0);
+    assert_int_equal(fault, 2);
+    assert_int_equal(parse("fault=none"), 0);
+    assert_int_equal(fault, 0);
+}
+
+static void test_enum_bad_values(void **state)
+{
+    static const char *const bad[] = {"PF", "p", "pfx", "", "nonee"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char cmdline[64], line[256];
+
+        snprintf(cmdline, sizeof(cmdline), "fault=%s", bad[i]);
+        snprintf(line, sizeof(line),
+                 "cmdline: bad value '%s' for fault (accepted: none|pf|ud), keeping default",
+                 bad[i]);
+        expect_one_problem(cmdline, line);
+        assert_int_equal(fault, 0);
+    }
+}
+
+static void test_string(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("wl.name=abc"), 0);
+    assert_string_equal(name, "abc");
+    assert_int_equal(parse("wl.name=abcdefg"), 0); /* 7 chars: exactly fits */
+    assert_string_equal(name, "abcdefg");
+    assert_int_equal(parse("wl.name=a=b"), 0); /* only the first '=' splits */
+    assert_string_equal(name, "a=b");
+    assert_int_equal(parse("wl.name="), 0);
+    assert_string_equal(name, "");
+}
+
+static void test_string_too_long(void **state)
+{
+    (void)state;
+    expect_one_problem("wl.name=abcdefgh", "cmdline: bad value 'abcdefgh' for wl.name "
+                                           "(accepted: text up to 7 chars), keeping default");
+    assert_string_equal(name, "dflt");
+}
+
+static void test_needs_value(void **state)
+{
+    (void)state;
+    expect_one_problem("wl.pages", "cmdline: option wl.pages needs a value "
+                                   "(accepted: 1..1048576), keeping default");
+    expect_one_problem("fault", "cmdline: option fault needs a value "
+                                "(accepted: none|pf|ud), keeping default");
+    expect_one_problem("wl.name", "cmdline: option wl.name needs a value "
+                                  "(accepted: text up to 7 chars), keeping default");
+    expect_defaults();
+}
+
+static void test_unknown_option(void **state)
+{
+    static const char *const known = " (known: pv.patch, wl.pages, fault, wl.name, big)";
+    char line[256];
+
+    (void)state;
+    snprintf(line, sizeof(line), "cmdline: unknown option 'bogus'%s", known);
+    expect_one_problem("bogus=1", line);
+    expect_one_problem("bogus", line);
+    snprintf(line, sizeof(line), "cmdline: unknown option 'wl'%s", known);
+    expect_one_problem("wl=3", line); /* a prefix of a key is not the key */
+    snprintf(line, sizeof(line), "cmdline: unknown option 'PV.PATCH'%s", known);
+    expect_one_problem("PV.PATCH", line);
+    snprintf(line, sizeof(line), "cmdline: unknown option ''%s", known);
+    expect_one_problem("=5", line);
+    expect_defaults();
+}
+
+static void test_unknown_with_no_options(void **state)
+{
+    (void)state;
+    assert_int_equal(cmdline_parse("x", NULL, 0, record_line, &reported), 1);
+    assert_string_equal(reported.lines[0], "cmdline: unknown option 'x' (known: none)");
+}
+
+static void test_many_tokens_and_whitespace(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("  pv.patch\twl.pages=32 \t\t fault=ud  wl.name=x\nbig=0x10  "), 0);
+    assert_true(patch);
+    assert_int_equal(pages, 32);
+    assert_int_equal(fault, 2);
+    assert_string_equal(name, "x");
+    assert_int_equal(big, 16);
+    assert_int_equal(reported.count, 0);
+}
+
+/* A problem spoils only its own token; the lines come in order. */
+static void test_problems_counted_and_others_applied(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("wl.pages=0 pv.patch nope fault=zz wl.name=ok"), 3);
+    assert_int_equal(reported.count, 3);
+    assert_true(str_has_prefix(reported.lines[0], "cmdline: bad value '0' for wl.pages"));
+    assert_true(str_has_prefix(reported.lines[1], "cmdline: unknown option 'nope'"));
+    assert_true(str_has_prefix(reported.lines[2], "cmdline: bad value 'zz' for fault"));
+    assert_true(patch);
+    assert_string_equal(name, "ok");
+    assert_int_equal(pages, 16);
+    assert_int_equal(fault, 0);
+}
+
+static void test_last_one_wins(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("wl.pages=5 fault=pf wl.pages=6 fault=ud"), 0);
+    assert_int_equal(pages, 6);
+    assert_int_equal(fault, 2);
+    assert_int_equal(parse("pv.patch pv.patch=off"), 0);
+    assert_false(patch);
+    /* A bad repeat keeps the value the earlier one set. */
+    assert_int_equal(parse("wl.pages=5 wl.pages=x"), 1);
+    assert_int_equal(pages, 5);
+}
+
+static void test_loader_path_ignored(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("/boot/patchbay.elf pv.patch"), 0);
+    assert_true(patch);
+    assert_int_equal(parse("  /patchbay wl.pages=3"), 0);
+    assert_int_equal(pages, 3);
+    assert_int_equal(reported.count, 0);
+}
+
+/* Only a first, '='-less word is the loader's; anything else is checked. */
+static void test_other_paths_are_options(void **state)
+{
+    static const char *const known = " (known: pv.patch, wl.pages, fault, wl.name, big)";
+    char line[256];
+
+    (void)state;
+    snprintf(line, sizeof(line), "cmdline: unknown option '/boot/x'%s", known);
+    expect_one_problem("pv.patch /boot/x", line);
+    assert_true(patch);
+    snprintf(line, sizeof(line), "cmdline: unknown option '/a'%s", known);
+    expect_one_problem("/a=1", line);
+}
+
+static char long_text[5000];
+
+static const char *repeat_char(char c, size_t n)
+{
+    memset(long_text, c, n);
+    long_text[n] = '\0';
+    return long_text;
+}
+
+/* A long key or value is shown cut to 61 characters and "...". */
+static void test_long_unknown_key(void **state)
+{
+    char cmdline[5100], line[256];
+
+    (void)state;
+    snprintf(cmdline, sizeof(cmdline), "%s=1 pv.patch", repeat_char('k', 4000));
+    snprintf(line, sizeof(line),
+             "cmdline: unknown option '%s...' (known: pv.patch, wl.pages, fault, wl.name, big)",
+             repeat_char('k', 61));
+    assert_int_equal(parse(cmdline), 1);
+    assert_string_equal(reported.lines[0], line);
+    assert_true(patch);
+}
+
+static void test_long_values(void **state)
+{
+    char cmdline[5100], line[256];
+
+    (void)state;
+    snprintf(cmdline, sizeof(cmdline), "big=%s", repeat_char('1', 4000));
+    snprintf(line, sizeof(line),
+             "cmdline: bad value '%s...' for big (accepted: 0..18446744073709551615), "
+             "keeping default",
+             repeat_char('1', 61));
+    expect_one_problem(cmdline, line);
+    assert_int_equal(big, 7);
+
+    snprintf(cmdline, sizeof(cmdline), "wl.name=%s", repeat_char('n', 4000));
+    expect_one_problem(cmdline, "cmdline: bad value 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+                                "nnnnnnnnnnnnnnnnnn...' for wl.name (accepted: text up to 7 "
+                                "chars), keeping default");
+    assert_string_equal(name, "dflt");
+}
+
+/* A 64-character value is still shown whole. */
+static void test_value_at_display_limit(void **state)
+{
+    char cmdline[100], line[256];
+
+    (void)state;
+    snprintf(cmdline, sizeof(cmdline), "fault=%s", repeat_char('f', 64));
+    snprintf(line, sizeof(line),
+             "cmdline: bad value '%s' for fault (accepted: none|pf|ud), keeping default",
+             repeat_char('f', 64));
+    expect_one_problem(cmdline, line);
+}
+
+/* Too many keys to list: the line stops at 255 characters and says so. */
+static void test_overlong_line_is_cut(void **state)
+{
+    static char keys[20][40];
+    static bool flags[20];
+    struct option many[20];
+
+    (void)state;
+    for (size_t i = 0; i < 20; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "subsystem%02zu.some_rather_long_name", i);
+        many[i] = (struct option){.key = keys[i], .type = OPT_BOOL, .value = &flags[i]};
+    }
+    assert_int_equal(cmdline_parse("nope", many, 20, record_line, &reported), 1);
+    assert_int_equal(strlen(reported.lines[0]), 255);
+    assert_true(str_has_prefix(reported.lines[0], "cmdline: unknown option 'nope' (known: "
+                                                  "subsystem00.some_rather_long_name, "));
+    assert_string_equal(reported.lines[0] + 252, "...");
+}
+
+/* Options declared with the macros, as subsystems do. */
+static bool macro_flag;
+static uint64_t macro_count = 3;
+static const char *const macro_modes[] = {"fast", "slow", NULL};
+static int macro_mode;
+static char macro_label[16] = "none";
+
+OPTION_BOOL(macro_flag, "t.flag", "a test flag");
+OPTION_UINT(macro_count, "t.count", 2, 8192, "a test count");
+OPTION_ENUM(macro_mode, "t.mode", macro_modes, "a test mode");
+OPTION_STRING(macro_label, "t.label", "a test label");
+
+static const struct option *section_option(const char *key)
+{
+    for (const struct option *o = __start_options; o < __stop_options; o++) {
+        if (strcmp(o->key, key) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+static void test_macros_fill_the_section(void **state)
+{
+    const struct option *flag = section_option("t.flag"), *count = section_option("t.count");
+    const struct option *mode = section_option("t.mode"), *label = section_option("t.label");
+
+    (void)state;
+    assert_int_equal(__stop_options - __start_options, 4);
+    assert_non_null(flag);
+    assert_int_equal(flag->type, OPT_BOOL);
+    assert_ptr_equal(flag->value, &macro_flag);
+    assert_string_equal(flag->help, "a test flag");
+    assert_non_null(count);
+    assert_int_equal(count->type, OPT_UINT);
+    assert_int_equal(count->min, 2);
+    assert_int_equal(count->max, 8192);
+    assert_non_null(mode);
+    assert_int_equal(mode->type, OPT_ENUM);
+    assert_ptr_equal(mode->choices, macro_modes);
+    assert_non_null(label);
+    assert_int_equal(label->type, OPT_STRING);
+    assert_ptr_equal(label->value, macro_label);
+    assert_int_equal(label->size, 16);
+}
+
+static void test_parse_section_options(void **state)
+{
+    size_t n = (size_t)(__stop_options - __start_options);
+
+    (void)state;
+    assert_int_equal(cmdline_parse("t.flag t.count=4K t.mode=slow t.label=hello", __start_options,
+                                   n, record_line, &reported),
+                     0);
+    assert_true(macro_flag);
+    assert_int_equal(macro_count, 4096);
+    assert_int_equal(macro_mode, 1);
+    assert_string_equal(macro_label, "hello");
+    assert_int_equal(cmdline_parse("t.count=1", __start_options, n, record_line, &reported), 1);
+    assert_string_equal(reported.lines[0],
+                        "cmdline: bad value '1' for t.count (accepted: 2..8192), keeping default");
+}
+
+#define TEST(fn) cmocka_unit_test_setup(fn, reset)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        TEST(test_empty_and_blank),
+        TEST(test_bool),
+        TEST(test_bool_bad_values),
+        TEST(test_uint),
+        TEST(test_uint_bad_values),
+        TEST(test_uint_overflow),
+        TEST(test_enum),
+        TEST(test_enum_bad_values),
+        TEST(test_string),
+        TEST(test_string_too_long),
+        TEST(test_needs_value),
+        TEST(test_unknown_option),
+        TEST(test_unknown_with_no_options),
+        TEST(test_many_tokens_and_whitespace),
+        TEST(test_problems_counted_and_others_applied),
+        TEST(test_last_one_wins),
+        TEST(test_loader_path_ignored),
+        TEST(test_other_paths_are_options),
+        TEST(test_long_unknown_key),
+        TEST(test_long_values),
+        TEST(test_value_at_display_limit),
+        TEST(test_overlong_line_is_cut),
+        TEST(test_macros_fill_the_section),
+        TEST(test_parse_section_options),
+    };
+
+    setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */
+    return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
+}
