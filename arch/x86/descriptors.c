@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "arch/x86/trap_frame.h"
+#include "mm/guard_pages.h"
 
 struct tss {
     uint32_t reserved0;
@@ -33,8 +34,9 @@ struct descriptor_table_pointer {
 #define TSS_AVAILABLE 0x89
 
 /* One guard page then the stack; kernel_map leaves the guard unmapped. */
-uint8_t double_fault_stack_area[DOUBLE_FAULT_GUARD_SIZE + DOUBLE_FAULT_STACK_SIZE]
+static uint8_t double_fault_stack_area[DOUBLE_FAULT_GUARD_SIZE + DOUBLE_FAULT_STACK_SIZE]
     __attribute__((aligned(4096), section(".bss.page_aligned")));
+GUARD_PAGES(double_fault_stack, double_fault_stack_area, 0, 1);
 
 static struct tss tss;
 static struct idt_gate idt[256];

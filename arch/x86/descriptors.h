@@ -16,8 +16,6 @@ void descriptors_init_native(void);
 #define DOUBLE_FAULT_GUARD_SIZE 4096
 #define DOUBLE_FAULT_STACK_SIZE 8192
 
-/* The #DF stack; its first page is a guard the kernel map leaves unmapped. */
-extern uint8_t double_fault_stack_area[];
 #endif
 
 #endif

@@ -3,11 +3,11 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/descriptors.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
 #include "mm/frame_alloc.h"
+#include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
 
@@ -59,11 +59,6 @@ static void map_identity(uint64_t start, uint64_t end, uint64_t flags)
             start += PAGE_SIZE;
         }
     }
-}
-
-static bool is_guard_page(uint64_t va)
-{
-    return va == (uint64_t)boot_stack_guard || va == (uint64_t)double_fault_stack_area;
 }
 
 static void map_kernel_region(char *start, char *end, uint64_t flags)
