@@ -1,7 +1,16 @@
 # patchbay: `make` builds build/patchbay.elf and build/patchbay.iso.
 # `make run`, `make run-xen`, `make test`; see README.md.
 
+# PARAVIRT=n builds the baseline without paravirt: each wrapper is the bare
+# native instructions, with no ops table and no call sites (build/nopv/).
+PARAVIRT ?= y
+ifeq ($(PARAVIRT),n)
+BUILD    := build/nopv
+PV_FLAGS := -DCONFIG_PARAVIRT=0
+else
 BUILD    := build
+PV_FLAGS := -DCONFIG_PARAVIRT=1
+endif
 IMAGE    := $(BUILD)/patchbay.elf
 ISO      := $(BUILD)/patchbay.iso
 SETUP    := $(BUILD)/.setup-done
@@ -18,7 +27,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -mcmodel=small -mno-red-zone \
 	-mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fcf-protection=none \
-	-I. $(XEN_ABI) -MMD -MP
+	-I. $(XEN_ABI) $(PV_FLAGS) -MMD -MP
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
@@ -66,6 +75,7 @@ boot-test: $(IMAGE) $(ISO)
 
 test: $(SETUP)
 	$(MAKE) unit-test
+	$(MAKE) PARAVIRT=n image
 	$(MAKE) boot-test
 
 format:

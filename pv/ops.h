@@ -23,7 +23,21 @@ struct pv_time_ops {
     void (*timer_oneshot)(uint64_t deadline_ns);/* call the timer handler at or after deadline */
 };
 
+/* Page-table ops. ptep is where the kernel reads the entry (its virtual
+ * address); how it is written is the backend's business. */
+struct pv_mmu_ops {
+    uint64_t (*read_cr3)(void);
+    void (*write_cr3)(uint64_t cr3);
+    void (*flush_tlb_one)(uint64_t va);
+    void (*set_pte)(uint64_t *ptep, uint64_t val);
+    uint64_t (*ptep_modify_prot_start)(uint64_t *ptep);        /* returns the entry */
+    void (*ptep_modify_prot_commit)(uint64_t *ptep, uint64_t val);
+    void (*enter_lazy_mmu)(void);                              /* updates may be batched... */
+    void (*leave_lazy_mmu)(void);                              /* ...until here */
+};
+
 extern struct pv_irq_ops pv_irq_ops;
+extern struct pv_mmu_ops pv_mmu_ops;
 extern struct pv_time_ops pv_time_ops;
 
 #define X86_EFLAGS_IF (1UL << 9)

@@ -37,14 +37,14 @@ static inline uint64_t read_cr2(void)
     return v;
 }
 
-static inline uint64_t read_cr3(void)
+static inline uint64_t native_read_cr3(void)
 {
     uint64_t v;
     __asm__ volatile("mov %%cr3, %0" : "=r"(v));
     return v;
 }
 
-static inline void write_cr3(uint64_t v)
+static inline void native_write_cr3(uint64_t v)
 {
     __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
 }

@@ -96,5 +96,5 @@ void kernel_map_init_native(const struct boot_info *bi)
     map_kernel_region(__kernel_start, __rodata_start, PTE_P);
     map_kernel_region(__rodata_start, __data_start, PTE_P | nx_bit);
     map_kernel_region(__data_start, __kernel_end, PTE_P | PTE_W | nx_bit);
-    write_cr3((uint64_t)new_pml4);
+    native_write_cr3((uint64_t)new_pml4);
 }

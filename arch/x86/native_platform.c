@@ -2,6 +2,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/descriptors.h"
+#include "arch/x86/native_mmu.h"
 #include "arch/x86/serial.h"
 #include "mm/kernel_map.h"
 #include "pv/platform_ops.h"
@@ -26,11 +27,6 @@ static uint64_t native_fault_address(void)
     return read_cr2();
 }
 
-static uint64_t native_read_cr3(void)
-{
-    return read_cr3();
-}
-
 /* Every table the kernel makes or walks lies in identity-mapped RAM. */
 static void *native_maddr_to_virt(uint64_t maddr)
 {
@@ -51,5 +47,6 @@ void native_early_init(void)
 {
     serial_init();
     platform_ops = &native_platform_ops;
+    pv_mmu_ops = native_mmu_ops;
     descriptors_init_native();
 }

@@ -1,0 +1,142 @@
+/* The kernel's page-table primitives: one paravirt call site each
+ * (pv/call.h), or the bare native instructions in a PARAVIRT=n build. */
+#ifndef PV_MMU_H
+#define PV_MMU_H
+
+#include <stdint.h>
+
+#include "pv/call.h"
+#include "pv/ops.h"
+
+#if CONFIG_PARAVIRT
+
+#define PV_MMU_SITE(member, op, clob) \
+    PV_SITE_OPERANDS(&pv_mmu_ops.member, op, PV_SITE_LEN_DEFAULT, clob)
+
+static inline uint64_t read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile(PV_INDIRECT_CALL
+                     : "=a"(v)
+                     : PV_MMU_SITE(read_cr3, PV_OP_READ_CR3, PV_CLOBBER_RAX)
+                     : "memory", "cc");
+    return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : "D"(v), PV_MMU_SITE(write_cr3, PV_OP_WRITE_CR3, PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+static inline void flush_tlb_one(uint64_t va)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : "D"(va), PV_MMU_SITE(flush_tlb_one, PV_OP_FLUSH_TLB_ONE, PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+static inline void set_pte(uint64_t *ptep, uint64_t val)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : "D"(ptep), "S"(val), PV_MMU_SITE(set_pte, PV_OP_SET_PTE, PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
+{
+    uint64_t old;
+    __asm__ volatile(PV_INDIRECT_CALL
+                     : "=a"(old)
+                     : "D"(ptep), PV_MMU_SITE(ptep_modify_prot_start,
+                                              PV_OP_PTEP_MODIFY_PROT_START, PV_CLOBBER_RAX)
+                     : "memory", "cc");
+    return old;
+}
+
+static inline void ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : "D"(ptep), "S"(val),
+                       PV_MMU_SITE(ptep_modify_prot_commit, PV_OP_PTEP_MODIFY_PROT_COMMIT,
+                                   PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+static inline void enter_lazy_mmu(void)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : PV_MMU_SITE(enter_lazy_mmu, PV_OP_ENTER_LAZY_MMU, PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+static inline void leave_lazy_mmu(void)
+{
+    __asm__ volatile(PV_INDIRECT_CALL
+                     :
+                     : PV_MMU_SITE(leave_lazy_mmu, PV_OP_LEAVE_LAZY_MMU, PV_CLOBBER_NONE)
+                     : "memory", "cc");
+}
+
+#else /* !CONFIG_PARAVIRT: exactly the native templates of arch/x86/native_patch.c */
+
+static inline uint64_t read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile(PV_NATIVE_SITE("mov %%cr3, %%rax")
+                     : "=a"(v) : PV_NATIVE_OPERANDS(PV_OP_READ_CR3) : "memory");
+    return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+    __asm__ volatile(PV_NATIVE_SITE("mov %%rdi, %%cr3")
+                     : : "D"(v), PV_NATIVE_OPERANDS(PV_OP_WRITE_CR3) : "memory");
+}
+
+static inline void flush_tlb_one(uint64_t va)
+{
+    __asm__ volatile(PV_NATIVE_SITE("invlpg (%%rdi)")
+                     : : "D"(va), PV_NATIVE_OPERANDS(PV_OP_FLUSH_TLB_ONE) : "memory");
+}
+
+static inline void set_pte(uint64_t *ptep, uint64_t val)
+{
+    __asm__ volatile(PV_NATIVE_SITE("mov %%rsi, (%%rdi)")
+                     : : "D"(ptep), "S"(val), PV_NATIVE_OPERANDS(PV_OP_SET_PTE) : "memory");
+}
+
+/* Clearing the entry while it is changed keeps the CPU from setting
+ * Accessed/Dirty in a copy that the commit would then overwrite. */
+static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
+{
+    uint64_t old;
+    __asm__ volatile(PV_NATIVE_SITE("xor %%eax, %%eax\n\txchg %%rax, (%%rdi)")
+                     : "=&a"(old) : "D"(ptep), PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_START)
+                     : "memory");
+    return old;
+}
+
+static inline void ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
+{
+    __asm__ volatile(PV_NATIVE_SITE("mov %%rsi, (%%rdi)")
+                     : : "D"(ptep), "S"(val),
+                         PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_COMMIT) : "memory");
+}
+
+static inline void enter_lazy_mmu(void)
+{
+}
+
+static inline void leave_lazy_mmu(void)
+{
+}
+
+#endif /* CONFIG_PARAVIRT */
+#endif
