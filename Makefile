@@ -36,7 +36,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen test unit-test boot-test setup clean format check
+.PHONY: all image iso run run-xen test unit-test boot-test xen-test setup clean format check
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -69,12 +69,17 @@ run-xen: $(IMAGE)
 	tools/run --xen
 
 include tests/unit/unit.mk
+include tools/tools.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
 
+xen-test: $(IMAGE)
+	tests/xen/test_readnotes.sh $(IMAGE)
+
 test: $(SETUP)
 	$(MAKE) unit-test
+	$(MAKE) tools-test
 	$(MAKE) PARAVIRT=n image
 	$(MAKE) boot-test
 

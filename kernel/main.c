@@ -5,8 +5,11 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
+#include "kernel/selftest_sched.h"
+#include "kernel/selftest_time.h"
 #include "mm/kernel_map.h"
 #include "mm/mm_init.h"
+#include "pv/patching.h"
 #include "pv/platform_ops.h"
 
 static void report_option_error(const char *line, void *ctx)
@@ -35,9 +38,12 @@ void kernel_main(void)
 {
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
     options_init(&boot_info);                    /* typed options from the command line */
+    pv_patch_all(platform_ops->patch_backend()); /* rewrite call sites for this platform */
     mm_init(&boot_info);                         /* frame allocator over the memory map */
     platform_ops->kernel_map_init(&boot_info);   /* W^X page tables, guard pages */
     check_wx();                                  /* walk them: nothing is both W and X */
+    selftest_time();                             /* clock, one-shot timer, irq delivery */
+    selftest_sched();                            /* threads, preemption, channel, sleep */
     fault_inject_run();                          /* fault=...: test the trap path */
     kernel_exit(EXIT_CLEAN, "");
 }

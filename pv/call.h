@@ -26,7 +26,11 @@
 #define PV_SITE(call_insn)                                   \
     "771:\n\t" call_insn "\n"                                \
     "772:\n\t"                                               \
-    ".skip %c[len] - (772b - 771b), 0x90\n"                  \
+    ".if (772b - 771b) > %c[len]\n\t"                       \
+    ".error \"pv site longer than its length\"\n\t"          \
+    ".elseif (772b - 771b) < %c[len]\n\t"                   \
+    ".skip %c[len] - (772b - 771b), 0x90\n\t"               \
+    ".endif\n"                                              \
     "773:\n\t"                                               \
     ".pushsection .pv_sites, \"a\"\n\t"                      \
     ".balign 8\n\t"                                          \

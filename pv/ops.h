@@ -1,7 +1,7 @@
 /* The paravirt ops tables: one struct of function pointers per concern.
  * arch/x86/ fills them with native code, xen/ with Xen's; the entry path
  * installs one set (pv_install_*) before kernel_main(). Kernel code outside
- * arch/ and xen/ calls the wrappers in pv/irq.h and pv/time.h, never the
+ * arch/ and xen/ calls the wrappers in pv/irq.h and kernel/time.h, never the
  * CPU or the hypervisor directly. */
 #ifndef PV_OPS_H
 #define PV_OPS_H
@@ -41,5 +41,9 @@ extern struct pv_mmu_ops pv_mmu_ops;
 extern struct pv_time_ops pv_time_ops;
 
 #define X86_EFLAGS_IF (1UL << 9)
+
+/* What each op's table slot points at now, indexed by enum pv_op (0 for
+ * an empty slot): the targets a backend may turn indirect calls into. */
+void pv_ops_current_targets(uint64_t targets[]);
 
 #endif

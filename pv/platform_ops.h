@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct boot_info;
+struct pv_backend;
 
 struct platform_ops {
     const char *name;                                  /* "native" or "xen" */
@@ -17,6 +18,7 @@ struct platform_ops {
     void (*kernel_map_init)(const struct boot_info *bi);/* final W^X page tables */
     uint64_t (*read_cr3)(void);                        /* machine address of the top table */
     void *(*maddr_to_virt)(uint64_t maddr);            /* where a page table can be read */
+    const struct pv_backend *(*patch_backend)(void);   /* what pv call sites become */
 };
 
 extern const struct platform_ops *platform_ops;

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
@@ -96,5 +97,7 @@ void kernel_map_init_native(const struct boot_info *bi)
     map_kernel_region(__kernel_start, __rodata_start, PTE_P);
     map_kernel_region(__rodata_start, __data_start, PTE_P | nx_bit);
     map_kernel_region(__data_start, __kernel_end, PTE_P | PTE_W | nx_bit);
+    /* SDM 11.4.1: the APIC's registers are mapped strong uncacheable. */
+    map_page(lapic_phys_base(), PTE_P | PTE_W | PTE_PCD | PTE_PWT | nx_bit, 1);
     native_write_cr3((uint64_t)new_pml4);
 }

@@ -3,6 +3,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/descriptors.h"
 #include "arch/x86/native_mmu.h"
+#include "arch/x86/native_ops.h"
 #include "arch/x86/serial.h"
 #include "mm/kernel_map.h"
 #include "pv/platform_ops.h"
@@ -41,6 +42,7 @@ static const struct platform_ops native_platform_ops = {
     .kernel_map_init = kernel_map_init_native,
     .read_cr3 = native_read_cr3,
     .maddr_to_virt = native_maddr_to_virt,
+    .patch_backend = native_ops_patch_backend,
 };
 
 void native_early_init(void)
@@ -49,4 +51,5 @@ void native_early_init(void)
     platform_ops = &native_platform_ops;
     pv_mmu_ops = native_mmu_ops;
     descriptors_init_native();
+    native_ops_install();
 }

@@ -22,14 +22,27 @@ FAIL = r"^patchbay: FAIL "
 CLEAN = [r"trap: #", r"patchbay: FAIL", r"panic: "]
 MEM = r"^mem: \d+ MiB usable in \d+ ranges, \d+ frames free"
 
+# The time self-test (kernel/selftest_time.c) runs on every platform; it
+# panics on a failure, so these only check that it ran to the end.
+TIME_SELFTEST = [
+    r"^time: monotonic over 100000 reads$",
+    r"^timer: \d+ ticks in \d+\.\d ms \(interval min \d+\.\d / mean \d+\.\d / max \d+\.\d ms\)$",
+    r"^irq: pending timer delivered on irq_enable",
+]
+# Natively the rates are measured at boot; their values are not checked.
+NATIVE_TIME = r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, calibrated against the PIT$"
+
 NATIVE_TIMEOUT = 60
 ISO_TIMEOUT = 120
+XEN_TIMEOUT = 120
 
 
 def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIMEOUT):
-    """A boot that must reach a clean end."""
+    """A boot that must reach a clean end, past the time self-test."""
+    native = [NATIVE_TIME] if method.startswith("native/") else []
     return dict(name=name, args=list(args), cmdline="",
-                expect=[r"^patchbay: booting via " + method + "$", MEM] + list(expect),
+                expect=[r"^patchbay: booting via " + method + "$", MEM] + TIME_SELFTEST + native
+                + list(expect),
                 reject=CLEAN, last_line=PASS, status=0, timeout=timeout)
 
 
@@ -42,6 +55,14 @@ def fault(kind, trap, extra=()):
                 status="fail", timeout=NATIVE_TIMEOUT)
 
 
+def xen_fault(kind, trap, extra=()):
+    """fault=KIND as dom0 under Xen: the same dump through Xen's trap table."""
+    case = fault(kind, trap, extra)
+    case.update(name="xen-fault-" + kind, args=["--xen"], timeout=XEN_TIMEOUT)
+    case["expect"] = [r"^patchbay: booting via xen-pv$"] + case["expect"]
+    return case
+
+
 CASES = [
     clean_boot("pvh-boot"),
     clean_boot("iso-boot", ["--iso"], method="native/multiboot2", timeout=ISO_TIMEOUT),
@@ -51,6 +72,12 @@ CASES = [
     clean_boot("mem-4096", ["--mem", "4096"], expect=[r"^mem: (39\d\d|40\d\d) MiB usable"]),
     clean_boot("cpu-qemu64", ["--cpu", "qemu64"]),
     clean_boot("cpu-max", ["--cpu", "max"]),
+    # -icount: the TSC and the APIC timer advance with instructions, and an
+    # idle guest's clock jumps to its next timer.
+    clean_boot("time-icount", ["--icount"]),
+    clean_boot("time-icount-qemu64", ["--icount", "--cpu", "qemu64"]),
+    clean_boot("time-icount-iso", ["--icount", "--iso"], method="native/multiboot2",
+               timeout=ISO_TIMEOUT),
 
     fault("pf", "#PF", extra=[r"\bcr2\b"]),
     fault("ud", "#UD"),
@@ -70,4 +97,65 @@ CASES = [
          expect=[r"^patchbay: booting via native/multiboot2$",
                  r"^cmdline: unknown option 'bogus' \(known: "],
          reject=CLEAN, last_line=PASS, status=0, timeout=ISO_TIMEOUT),
+
+    # The same image as a 64-bit PV dom0 of Xen 4.17 (64 MiB unless told).
+    clean_boot("xen-boot", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
+               expect=[r"^xen: Xen 4\.17\b.*start_info magic \"xen-3\.0-x86_64",
+                       r"^mem: 6[0-4] MiB usable in 1 ranges",
+                       r"^mm: W\^X check: 0 pages writable and executable$",
+                       r"^timer: \d+ ticks in"]),
+    # More RAM than Xen's bootstrap tables map, across a 1 GiB boundary:
+    # the kernel map builds the rest.
+    clean_boot("xen-dom0-mem-1200", ["--xen", "--mem", "2048", "--dom0-mem", "1200"],
+               method="xen-pv", timeout=XEN_TIMEOUT,
+               expect=[r"^mem: 1200 MiB usable in 1 ranges",
+                       r"^mm: W\^X check: 0 pages writable and executable$"]),
+    # Page 0 is unmapped under Xen too; the #PF address comes from vcpu_info.
+    xen_fault("pf", "#PF", extra=[r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
+    xen_fault("ud", "#UD"),
+    xen_fault("gp", "#GP"),
+    dict(name="xen-bad-cmdline", args=["--xen"], cmdline="bogus=3 fault=banana",
+         expect=[r"^patchbay: booting via xen-pv$",
+                 r"^cmdline: \"bogus=3 fault=banana\"$",
+                 r"^cmdline: unknown option 'bogus' \(known: ",
+                 r"^cmdline: bad value 'banana' for fault \(accepted: .*\), keeping default"],
+         reject=CLEAN + [r"^fault: committing"],
+         last_line=PASS, status=0, timeout=XEN_TIMEOUT),
+]
+
+# The scheduler's self-test (kernel/selftest_sched.c) runs in every clean boot
+# above; these cases check its lines, under the variants that change the
+# paths it takes: unpatched pv call sites, inline locks and short slices,
+# another CPU model, instruction-counted time, little memory, and Xen.
+SCHED_SELFTEST = [
+    r"^sched: round robin, \d+ ms slices, [a-z ]+ spinlocks$",
+    r"^sched: 16 thread stacks of 16 KiB, each above an unmapped guard page$",
+    r"^sched: 2 spinning threads both ran \(a=[1-9]\d* b=[1-9]\d*, [1-9]\d* preemptions\)$",
+    # The checksum of messages 0..999999 in order, worked out independently.
+    r"^sched: channel moved 1000000 messages, checksum 0x9ba02fd4e6cbb640 ",
+    r"^sched: sleep woke \d+\.\d\d ms after its deadline",
+]
+OPTION_PROBLEM = r"^cmdline: (unknown option|bad value)"
+
+
+def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
+               timeout=NATIVE_TIMEOUT):
+    """A clean boot whose scheduler self-test printed all its lines."""
+    return dict(name=name, args=list(args), cmdline=cmdline,
+                expect=[r"^patchbay: booting via " + method + "$"] + SCHED_SELFTEST
+                + list(expect),
+                reject=CLEAN + [OPTION_PROBLEM], last_line=PASS, status=0, timeout=timeout)
+
+
+CASES += [
+    sched_boot("sched"),
+    sched_boot("sched-unpatched", cmdline="pv.patch=off"),
+    sched_boot("sched-inline-locks", cmdline="pv.spinlock=off sched.slice_ms=3",
+               expect=[r"^sched: round robin, 3 ms slices, inline ticket spinlocks$"]),
+    sched_boot("sched-qemu64", ["--cpu", "qemu64"]),
+    sched_boot("sched-icount", ["--icount"]),
+    sched_boot("sched-mem-32", ["--mem", "32"]),
+    sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT),
+    sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
+               timeout=XEN_TIMEOUT),
 ]

@@ -18,11 +18,39 @@ UNIT_SRCS_cmdline := kernel/cmdline.c kernel/printf.c kernel/string.c
 UNIT_TESTS += frame_alloc
 UNIT_SRCS_frame_alloc := mm/frame_alloc.c
 
+UNIT_TESTS += clock_scale
+UNIT_SRCS_clock_scale := kernel/clock_scale.c
+
+UNIT_TESTS += patch
+UNIT_SRCS_patch := pv/patch.c arch/x86/native_patch.c xen/xen_patch.c kernel/printf.c
+
+UNIT_TESTS += xen_time
+UNIT_SRCS_xen_time := xen/xen_time.c
+
+UNIT_TESTS += xen_console_ring
+UNIT_SRCS_xen_console_ring := xen/console_ring.c
+
+UNIT_TESTS += thread_list
+UNIT_SRCS_thread_list := kernel/thread_list.c
+
+UNIT_TESTS += ring_buffer
+UNIT_SRCS_ring_buffer := kernel/ring_buffer.c
+
+# The scheduler and the locks are faked in the test: only the queueing logic is real.
+UNIT_TESTS += wait_queue
+UNIT_SRCS_wait_queue := kernel/wait_queue.c kernel/thread_list.c
+
+# Locks and wait queues are faked in the test: the ring and the blocking rules are real.
+UNIT_TESTS += channel
+UNIT_SRCS_channel := kernel/channel.c kernel/ring_buffer.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -I. -DHOST_TEST -MMD -MP $(UNIT_SANITIZE)
+# The Xen code under test is written against the newest Xen interface, as in the kernel.
+UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -I. -DHOST_TEST -MMD -MP $(UNIT_SANITIZE) \
+	-D__XEN_INTERFACE_VERSION__=__XEN_LATEST_INTERFACE_VERSION__
 UNIT_LDLIBS := -lcmocka
 
 UNIT_DIR := $(BUILD)/host

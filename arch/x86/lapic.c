@@ -1,0 +1,110 @@
+/* The local APIC: enabling it, EOI, and its timer in one-shot mode
+ * (Intel SDM vol. 3, chapter 11). */
+#include "arch/x86/lapic.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/trap_frame.h"
+#include "kernel/clock_scale.h"
+#include "kernel/exit.h"
+#include "kernel/time.h"
+
+#define MSR_APIC_BASE 0x1b
+#define APIC_BASE_X2APIC (1ULL << 10)
+#define APIC_BASE_ENABLE (1ULL << 11)
+#define APIC_BASE_ADDR_MASK 0x000ffffffffff000ULL
+
+#define LAPIC_TPR 0x080
+#define LAPIC_EOI 0x0b0
+#define LAPIC_SVR 0x0f0
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_TIMER_INITIAL 0x380
+#define LAPIC_TIMER_CURRENT 0x390
+#define LAPIC_TIMER_DIVIDE 0x3e0
+
+#define SVR_SOFTWARE_ENABLE (1u << 8)
+#define LVT_MASKED (1u << 16)
+#define LVT_TIMER_ONESHOT (0u << 17)
+#define TIMER_DIVIDE_BY_1 0xb /* divide configuration 1011b */
+
+static volatile uint32_t *lapic_regs;
+static struct clock_scale ns_to_ticks;
+
+static uint32_t lapic_read(unsigned reg)
+{
+    return lapic_regs[reg / 4];
+}
+
+static void lapic_write(unsigned reg, uint32_t v)
+{
+    lapic_regs[reg / 4] = v;
+}
+
+uint64_t lapic_phys_base(void)
+{
+    return rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR_MASK;
+}
+
+/* SDM 11.9: a spurious interrupt is not in service, so it gets no EOI. */
+static void ignore_spurious(struct trap_frame *f)
+{
+    (void)f;
+}
+
+/* Identity-mapped from the start: the boot tables cover the low 4 GiB, and
+ * the kernel map adds the page uncached (arch/x86/native_paging.c). */
+void lapic_init(void)
+{
+    uint64_t base = rdmsr(MSR_APIC_BASE);
+
+    if (!((cpuid(1, 0).edx >> 9) & 1)) /* CPUID.1:EDX.APIC */
+        panic("lapic: this CPU has no local APIC");
+    if (base & APIC_BASE_X2APIC)
+        panic("lapic: x2APIC mode is on; only xAPIC (MMIO) is supported");
+    if (!(base & APIC_BASE_ENABLE))
+        wrmsr(MSR_APIC_BASE, base | APIC_BASE_ENABLE);
+    lapic_regs = (volatile uint32_t *)(base & APIC_BASE_ADDR_MASK);
+    trap_set_handler(LAPIC_SPURIOUS_VECTOR, ignore_spurious);
+    lapic_write(LAPIC_TPR, 0); /* accept every priority class */
+    lapic_write(LAPIC_SVR, SVR_SOFTWARE_ENABLE | LAPIC_SPURIOUS_VECTOR);
+    lapic_write(LAPIC_TIMER_DIVIDE, TIMER_DIVIDE_BY_1);
+    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_VECTOR);
+}
+
+void lapic_eoi(void)
+{
+    lapic_write(LAPIC_EOI, 0);
+}
+
+void lapic_timer_free_run(void)
+{
+    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONESHOT | LAPIC_TIMER_VECTOR);
+    lapic_write(LAPIC_TIMER_INITIAL, UINT32_MAX);
+}
+
+uint32_t lapic_timer_count(void)
+{
+    return lapic_read(LAPIC_TIMER_CURRENT);
+}
+
+/* SDM 11.5.4: an initial count of 0 stops the timer. */
+void lapic_timer_stop(void)
+{
+    lapic_write(LAPIC_TIMER_INITIAL, 0);
+}
+
+void lapic_timer_set_hz(uint64_t hz)
+{
+    if (!clock_scale_init(&ns_to_ticks, NSEC_PER_SEC, hz))
+        panic("lapic: cannot scale ns to a %lu Hz timer", hz);
+}
+
+/* Writing the initial count (re)starts the countdown; at least one tick,
+ * since a count of 0 would stop it instead. */
+void lapic_timer_oneshot_ns(uint64_t delay_ns)
+{
+    uint64_t ticks = clock_scale_apply(&ns_to_ticks, delay_ns);
+
+    ticks = ticks >= UINT32_MAX ? UINT32_MAX : ticks + 1;
+    lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_ONESHOT | LAPIC_TIMER_VECTOR);
+    lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)ticks);
+}

@@ -1,0 +1,48 @@
+/* Spinlocks: the ticket lock inline, or through pv_lock_ops when
+ * pv.spinlock=on; interrupts through the irq ops either way. */
+#include "kernel/spinlock.h"
+
+#include <stdbool.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/ticket_lock.h"
+#include "pv/irq.h"
+#include "pv/lock_ops.h"
+
+static bool pv_spinlocks = true;
+OPTION_BOOL(pv_spinlocks, "pv.spinlock", "take spinlocks through pv_lock_ops (on) or inline (off)");
+
+void spin_lock(struct spinlock *l)
+{
+    if (pv_spinlocks)
+        pv_lock_ops.lock(l);
+    else
+        ticket_lock(l);
+}
+
+void spin_unlock(struct spinlock *l)
+{
+    if (pv_spinlocks)
+        pv_lock_ops.unlock(l);
+    else
+        ticket_unlock(l);
+}
+
+const char *spin_lock_kind(void)
+{
+    return pv_spinlocks ? pv_lock_ops.name : "inline ticket";
+}
+
+unsigned long spin_lock_irqsave(struct spinlock *l)
+{
+    unsigned long flags = irq_save();
+
+    spin_lock(l);
+    return flags;
+}
+
+void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
+{
+    spin_unlock(l);
+    irq_restore(flags);
+}

@@ -1,0 +1,87 @@
+/* The thread table and its stacks: a static pool of slots, each a guard
+ * page and a stack. Allocation and freeing only; running threads is
+ * kernel/sched.c's job. */
+#include <stdint.h>
+
+#include "arch/x86/thread_arch.h"
+#include "kernel/sched.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/sched_core.h"
+#include "mm/guard_pages.h"
+#include "mm/kernel_map.h"
+
+#define THREAD_SLOTS 16
+#define THREAD_STACK_SIZE (16 * 1024)
+#define GUARD_SIZE 4096
+
+struct stack_slot {
+    uint8_t guard[GUARD_SIZE]; /* unmapped: overflow faults here */
+    uint8_t stack[THREAD_STACK_SIZE];
+};
+
+_Static_assert(sizeof(struct stack_slot) % GUARD_SIZE == 0, "guards must stay page-aligned");
+
+static struct stack_slot stack_pool[THREAD_SLOTS]
+    __attribute__((aligned(4096), section(".bss.page_aligned")));
+GUARD_PAGES(thread_stacks, stack_pool[0].guard, sizeof(struct stack_slot), THREAD_SLOTS);
+
+static struct thread threads[THREAD_SLOTS]; /* threads[i] runs on stack_pool[i] */
+static struct spinlock pool_lock;           /* protects threads[i].state FREE <-> not */
+
+static struct thread *claim_free_slot(void)
+{
+    unsigned long flags = spin_lock_irqsave(&pool_lock);
+    struct thread *t = 0;
+
+    for (int i = 0; i < THREAD_SLOTS && !t; i++) {
+        if (threads[i].state == THREAD_FREE) {
+            t = &threads[i];
+            t->slot = i;
+            t->state = THREAD_BLOCKED; /* not FREE, not yet runnable */
+        }
+    }
+    spin_unlock_irqrestore(&pool_lock, flags);
+    return t;
+}
+
+struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg)
+{
+    struct thread *t = claim_free_slot();
+
+    if (!t)
+        return 0;
+    t->name = name;
+    t->next = t->prev = t->joiner = 0;
+    t->wake_ns = 0;
+    t->context =
+        thread_arch_prepare_stack(stack_pool[t->slot].stack + THREAD_STACK_SIZE, entry, arg);
+    return t;
+}
+
+struct thread *thread_create(const char *name, void (*entry)(void *), void *arg)
+{
+    struct thread *t = thread_alloc(name, entry, arg);
+
+    if (t)
+        sched_make_runnable(t);
+    return t;
+}
+
+void thread_join(struct thread *t)
+{
+    sched_wait_dead(t);
+    unsigned long flags = spin_lock_irqsave(&pool_lock);
+    t->state = THREAD_FREE;
+    spin_unlock_irqrestore(&pool_lock, flags);
+}
+
+void thread_check_stack_guards(void)
+{
+    for (int i = 0; i < THREAD_SLOTS; i++) {
+        if (kernel_map_is_readable((uint64_t)stack_pool[i].guard, 1))
+            panic("sched: the guard page below thread stack %d is mapped", i);
+    }
+    kprintf("sched: %d thread stacks of %d KiB, each above an unmapped guard page\n", THREAD_SLOTS,
+            THREAD_STACK_SIZE / 1024);
+}

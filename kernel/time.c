@@ -1,0 +1,53 @@
+/* Generic time: the only caller of pv_time_ops. It also keeps the one-shot
+ * honest: the callback runs only once its deadline has come, whatever the
+ * backend delivers early (a clamped count) or unasked. */
+#include "kernel/time.h"
+
+#include <stdbool.h>
+
+#include "kernel/exit.h"
+#include "pv/ops.h"
+#include "pv/platform_ops.h"
+
+static void (*timer_callback)(void);
+static volatile uint64_t armed_deadline;
+static volatile bool armed;
+
+/* A platform without time ops would otherwise jump to address 0. */
+static void require_time_ops(void)
+{
+    if (!pv_time_ops.now_ns || !pv_time_ops.timer_oneshot)
+        panic("time: the %s platform installed no time ops", platform_ops->name);
+}
+
+uint64_t time_now_ns(void)
+{
+    require_time_ops();
+    return pv_time_ops.now_ns();
+}
+
+void timer_arm(uint64_t deadline_ns)
+{
+    require_time_ops();
+    armed_deadline = deadline_ns;
+    armed = true;
+    pv_time_ops.timer_oneshot(deadline_ns);
+}
+
+void timer_set_callback(void (*fn)(void))
+{
+    timer_callback = fn;
+}
+
+void timer_interrupt(void)
+{
+    if (!armed)
+        return; /* nothing was asked for: a stray or periodic event */
+    if (pv_time_ops.now_ns() < armed_deadline) {
+        pv_time_ops.timer_oneshot(armed_deadline); /* early: ask again for the rest */
+        return;
+    }
+    armed = false; /* before the callback, which may arm again */
+    if (timer_callback)
+        timer_callback();
+}

@@ -1,0 +1,28 @@
+/* Generic time: a monotonic clock and one one-shot timer, over whatever
+ * pv_time_ops the platform installed (pv/ops.h). */
+#ifndef KERNEL_TIME_H
+#define KERNEL_TIME_H
+
+#include <stdint.h>
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+#define NSEC_PER_MSEC UINT64_C(1000000)
+#define NSEC_PER_USEC UINT64_C(1000)
+
+/* Nanoseconds since the platform's clock started; never goes backwards. */
+uint64_t time_now_ns(void);
+
+/* Runs the timer callback once, at or after deadline_ns (time_now_ns()
+ * terms); a deadline already past fires promptly. Replaces any earlier
+ * deadline. Call with interrupts disabled or from the callback. */
+void timer_arm(uint64_t deadline_ns);
+
+/* The function the timer runs, in interrupt context with interrupts
+ * disabled; it may call timer_arm() again. NULL runs nothing. */
+void timer_set_callback(void (*fn)(void));
+
+/* For the backends (the native local APIC vector, Xen's VIRQ_TIMER): the
+ * one-shot fired. Runs the callback if the armed deadline has come. */
+void timer_interrupt(void);
+
+#endif

@@ -1,0 +1,96 @@
+/* Rewriting one paravirt call site (pv/site.h) with what a backend supplies.
+ *
+ * Pure machinery: it works on a byte buffer that stands for a range of text
+ * addresses, so the host unit tests and tools/pvemit run exactly the code
+ * the kernel runs at boot (pv/patching.c walks .pv_sites and calls this). */
+#ifndef PV_PATCH_H
+#define PV_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pv/site.h"
+
+#define PV_CALL_REL32_LEN 5       /* call rel32: E8 + 4-byte displacement */
+#define PV_NOP_MAX_LEN 9          /* the longest recommended NOP (Intel SDM vol. 2B, "NOP") */
+#define PV_PATCH_SUMMARY_LEN 1024 /* pv_patch_summary() fits, for any counts and a name <= 32 */
+
+/* What a backend wants at a site instead of the indirect call. */
+enum pv_replacement_kind {
+    PV_REPL_NONE,   /* keep the indirect call */
+    PV_REPL_INLINE, /* these bytes; len 0 turns the whole site into NOPs */
+    PV_REPL_CALL,   /* a direct call to target, which keeps the callee-save convention */
+};
+
+struct pv_replacement {
+    enum pv_replacement_kind kind;
+    uint8_t bytes[PV_SITE_MAX_LEN]; /* INLINE */
+    uint8_t len;                    /* INLINE */
+    uint64_t target;                /* CALL */
+};
+
+/* A backend answers for one op at one address, so it can emit rip-relative
+ * code. out arrives zeroed, i.e. PV_REPL_NONE. */
+struct pv_backend {
+    const char *name; /* "native", "xen" */
+    void (*replacement)(const struct pv_backend *be, enum pv_op op, uint64_t site_addr,
+                        struct pv_replacement *out);
+    const void *ctx; /* the backend's own data */
+};
+
+/* Text to patch: host memory `bytes` holds addresses [start, start + len). */
+struct pv_text {
+    uint8_t *bytes;
+    uint64_t start;
+    uint64_t len;
+};
+
+enum pv_patch_result {
+    PV_PATCHED_INLINE,
+    PV_PATCHED_CALL,
+    PV_KEPT_NO_TEMPLATE, /* the backend answered PV_REPL_NONE */
+    PV_KEPT_TOO_LONG,    /* does not fit: longer than the site, or a call out of rel32 reach */
+    PV_REJECTED,         /* the descriptor failed pv_site_valid(); nothing written */
+};
+
+/* Every site passed to pv_patch_site() counts in `sites` and in exactly one
+ * of the other fields. */
+struct pv_patch_stats {
+    unsigned sites;
+    unsigned inline_by_op[PV_OP_COUNT];
+    unsigned call_by_op[PV_OP_COUNT];
+    unsigned kept_no_template;
+    unsigned kept_too_long;
+    unsigned rejected;
+};
+
+/* Checks a descriptor against the text: a known op, PV_INDIRECT_CALL_LEN <=
+ * len <= PV_SITE_MAX_LEN, reserved == 0, [addr, addr + len) inside the text,
+ * and the site still starting with the FF 15 indirect call (so a site
+ * patched twice, or a stale descriptor, is refused). On failure writes one
+ * line, without a newline, into err and returns false. */
+bool pv_site_valid(const struct pv_site *s, const struct pv_text *text, char *err, size_t errlen);
+
+/* Validates, asks the backend, and rewrites the whole site or none of it:
+ * never writes outside [addr, addr + len). Fills err for PV_REJECTED only. */
+enum pv_patch_result pv_patch_site(const struct pv_site *s, const struct pv_backend *be,
+                                   struct pv_text *text, struct pv_patch_stats *st, char *err,
+                                   size_t errlen);
+
+/* Fills len bytes with the fewest recommended NOPs: ceil(len / 9) of them. */
+void pv_fill_nops(uint8_t *buf, size_t len);
+
+/* Writes `call target` (E8 rel32, 5 bytes) as it would be at address `at`.
+ * Returns false, writing nothing, if target is out of rel32 reach. */
+bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target);
+
+/* "irq_disable" ... "leave_lazy_mmu"; "unknown" for op >= PV_OP_COUNT. */
+const char *pv_op_name(enum pv_op op);
+
+/* One line, without a newline, e.g. "pv: native ops, patched 112/114 sites
+ * (irq_disable 31 inline, ...; 2 kept indirect: 2 no template)". Truncated
+ * to size like snprintf (see PV_PATCH_SUMMARY_LEN). */
+void pv_patch_summary(const struct pv_patch_stats *st, const char *backend, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,67 @@
+#include "pv/patching.h"
+
+#include <stdbool.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/string.h"
+#include "mm/kernel_map.h"
+#include "pv/patch.h"
+#include "pv/site.h"
+
+extern const struct pv_site __pv_sites_start[], __pv_sites_end[];
+
+static const char *const patch_choices[] = { "on", "off", 0 };
+static int patch_choice;
+OPTION_ENUM(patch_choice, "pv.patch", patch_choices, "rewrite paravirt call sites at boot");
+static bool trace_sites;
+OPTION_BOOL(trace_sites, "pv.trace", "print each site's bytes before and after patching");
+
+static void print_bytes(const uint8_t *p, unsigned len)
+{
+    for (unsigned i = 0; i < len; i++)
+        kprintf(" %02x", p[i]);
+}
+
+static void trace_site(const struct pv_site *s, const uint8_t *before, const uint8_t *after,
+                       enum pv_patch_result r)
+{
+    static const char *const results[] = {
+        [PV_PATCHED_INLINE] = "inline", [PV_PATCHED_CALL] = "call",
+        [PV_KEPT_NO_TEMPLATE] = "kept: no template", [PV_KEPT_TOO_LONG] = "kept: too long",
+        [PV_REJECTED] = "rejected",
+    };
+
+    kprintf("pv: site %lx %s len %u:", s->addr, pv_op_name(s->op), s->len);
+    print_bytes(before, s->len);
+    kprintf(" ->");
+    print_bytes(after, s->len);
+    kprintf(" (%s)\n", results[r]);
+}
+
+void pv_patch_all(const struct pv_backend *be)
+{
+    struct pv_text text = { (uint8_t *)__text_start, (uint64_t)__text_start,
+                            (uint64_t)(__text_end - __text_start) };
+    struct pv_patch_stats stats = { 0 };
+    char line[PV_PATCH_SUMMARY_LEN];
+
+    if (patch_choice != 0) {
+        kprintf("pv: %s ops, patching off: %ld sites keep their indirect calls\n", be->name,
+                (long)(__pv_sites_end - __pv_sites_start));
+        return;
+    }
+    for (const struct pv_site *s = __pv_sites_start; s < __pv_sites_end; s++) {
+        uint8_t before[PV_SITE_MAX_LEN];
+        bool valid = pv_site_valid(s, &text, line, sizeof(line));
+        if (valid && trace_sites)
+            memcpy(before, (const void *)s->addr, s->len);
+        enum pv_patch_result r = pv_patch_site(s, be, &text, &stats, line, sizeof(line));
+        if (r == PV_REJECTED)
+            kprintf("%s\n", line);
+        else if (trace_sites)
+            trace_site(s, before, (const uint8_t *)s->addr, r);
+    }
+    pv_patch_summary(&stats, be->name, line, sizeof(line));
+    kprintf("%s\n", line);
+}

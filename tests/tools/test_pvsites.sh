@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# tests/tools/test_pvsites.sh: tools/pvsites against small ELF images with a
+# hand-made .pv_sites section (the layout of pv/site.h), built with gcc into
+# build/tests/pvsites/: the plain table, --json, --disasm (which runs
+# tools/pvemit, i.e. the kernel's own patcher), and each error it reports.
+# Ends with "N passed, N failed"; exits 1 if any check failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=$root/build/tests/pvsites
+pvsites=$root/tools/pvsites
+mkdir -p "$out"
+
+# Until the top-level Makefile includes tools/tools.mk, pvsites builds
+# pvemit through the fragment alone.
+grep -q 'tools/tools.mk' "$root/Makefile" || export PVSITES_MAKEFILE=tools/tools.mk
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# check NAME COMMAND...: one test, passing when COMMAND succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then pass; else fail "$name"; fi
+}
+
+contains() { grep -qF -- "$2" <<<"$1"; }
+
+# ---- the fixture ----
+
+cat >"$out/fixture.c" <<'EOF'
+/* Sites as the kernel's wrappers lay them out: call *slot(%rip), NOPs to
+ * the site length, one 16-byte descriptor in .pv_sites. Each site has a
+ * global label site_<op> (site_cold for the one in .fixture_cold) so the
+ * test can compare pvsites with nm. */
+#include <stdint.h>
+
+#include "pv/site.h"
+
+void *fixture_table[PV_OP_COUNT];
+
+#ifdef NO_SITES
+#define SITE(label, op, len, clob)
+#else
+#define SITE(label, op, len, clob)                                                   \
+    __asm__ volatile(".globl " label "\n" label ":\n\t"                              \
+                     "call *fixture_table+8*%c[o](%%rip)\n\t"                        \
+                     ".fill %c[l] - 6, 1, 0x90\n\t"                                  \
+                     ".pushsection .pv_sites, \"a\"\n\t"                             \
+                     ".balign 8\n\t"                                                 \
+                     ".quad " label "\n\t"                                           \
+                     ".short %c[o]\n\t"                                              \
+                     ".byte %c[l]\n\t"                                               \
+                     ".byte %c[c]\n\t"                                               \
+                     ".long 0\n\t"                                                   \
+                     ".popsection"                                                   \
+                     :                                                               \
+                     : [o] "i"(op), [l] "i"(len), [c] "i"(clob)                      \
+                     : "rax", "memory")
+#endif
+
+__attribute__((noinline)) void fixture_irq(void)
+{
+    SITE("site_irq_disable", PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE, 0);
+    SITE("site_irq_enable", PV_OP_IRQ_ENABLE, 6, 0);
+    SITE("site_save_fl", PV_OP_SAVE_FL, 6, PV_CLOBBER_RAX);
+    SITE("site_restore_fl", PV_OP_RESTORE_FL, PV_SITE_LEN_RESTORE_FL, 0);
+    SITE("site_safe_halt", PV_OP_SAFE_HALT, 6, 0);
+}
+
+__attribute__((noinline)) void fixture_mmu(void)
+{
+    SITE("site_read_cr3", PV_OP_READ_CR3, 6, PV_CLOBBER_RAX);
+    SITE("site_write_cr3", PV_OP_WRITE_CR3, 6, 0);
+    SITE("site_flush_tlb_one", PV_OP_FLUSH_TLB_ONE, 6, 0);
+    SITE("site_set_pte", PV_OP_SET_PTE, 6, 0);
+    SITE("site_ptep_modify_prot_start", PV_OP_PTEP_MODIFY_PROT_START, 6, PV_CLOBBER_RAX);
+    SITE("site_ptep_modify_prot_commit", PV_OP_PTEP_MODIFY_PROT_COMMIT, 6, 0);
+    SITE("site_enter_lazy_mmu", PV_OP_ENTER_LAZY_MMU, 6, 0);
+    SITE("site_leave_lazy_mmu", PV_OP_LEAVE_LAZY_MMU, 6, 0);
+}
+
+__attribute__((noinline, section(".fixture_cold"))) void fixture_cold(void)
+{
+    SITE("site_cold", PV_OP_IRQ_ENABLE, 6, 0);
+}
+
+#ifdef WITH_XEN
+/* What pvsites takes the Xen context from. */
+__attribute__((aligned(4096))) uint8_t xen_shared_info_page[4096];
+__asm__(".text\n"
+        ".globl xen_pv_irq_enable\n.type xen_pv_irq_enable, @function\n"
+        "xen_pv_irq_enable: ret\n.size xen_pv_irq_enable, 1\n"
+        ".globl xen_pv_save_fl\n.type xen_pv_save_fl, @function\n"
+        "xen_pv_save_fl: ret\n.size xen_pv_save_fl, 1\n");
+#endif
+
+#ifdef BAD_SIZE
+__asm__(".pushsection .pv_sites, \"a\"\n.byte 0\n.popsection");
+#endif
+
+void _start(void)
+{
+    fixture_irq();
+    fixture_mmu();
+    fixture_cold();
+    for (;;)
+        ;
+}
+EOF
+
+build() {
+    gcc -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -nostdlib -static -no-pie -fno-pie \
+        -fcf-protection=none -Wl,-z,noexecstack -I"$root" "$@"
+}
+build -DWITH_XEN -o "$out/fixture" "$out/fixture.c" || { echo "cannot build the fixture"; exit 1; }
+build -o "$out/fixture-noxen" "$out/fixture.c" || exit 1
+build -DBAD_SIZE -o "$out/fixture-badsize" "$out/fixture.c" || exit 1
+# A paravirt image with no sites yet: the linker drops the empty .pv_sites
+# but linker.ld's bounds remain.
+build -DNO_SITES -Wl,--defsym=__pv_sites_start=0x400000 -Wl,--defsym=__pv_sites_end=0x400000 \
+    -o "$out/fixture-empty" "$out/fixture.c" || exit 1
+objcopy --remove-section=.pv_sites "$out/fixture" "$out/fixture-nosites" || exit 1
+cp "$out/fixture" "$out/fixture-elf32"
+# e_ident[EI_CLASS] = ELFCLASS32
+printf '\x01' | dd of="$out/fixture-elf32" bs=1 seek=4 conv=notrunc status=none
+echo "not an image" >"$out/not-elf"
+
+fixture=$out/fixture
+sym() { nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1 }' | sed 's/^0x0*/0x/'; }
+hex() { printf '0x%x' "$1"; }
+
+# ---- plain table ----
+
+plain=$("$pvsites" "$fixture")
+check "plain exits 0" test $? -eq 0
+check "plain header" test "$(head -1 <<<"$plain" | tr -s ' ')" = \
+    "ADDR OP LEN CLOBBERS FUNCTION SECTION"
+check "plain count line" test "$(tail -1 <<<"$plain")" = "14 sites"
+check "plain has 14 rows" test "$(sed '1d;$d' <<<"$plain" | wc -l)" -eq 14
+
+# One row per site: address, op, length, clobbers, function+offset, section.
+expect_row() {
+    local label=$1 op=$2 len=$3 clob=$4 func=$5 section=$6
+    local addr faddr
+    addr=$(sym "$fixture" "$label")
+    faddr=$(sym "$fixture" "$func")
+    local want
+    want="$addr $op $len $clob $func+$(hex $((addr - faddr))) $section"
+    check "row $label" contains "$(tr -s ' ' <<<"$plain")" "$want"
+}
+expect_row site_irq_disable irq_disable 7 - fixture_irq .text
+expect_row site_save_fl save_fl 6 rax fixture_irq .text
+expect_row site_restore_fl restore_fl 9 - fixture_irq .text
+expect_row site_read_cr3 read_cr3 6 rax fixture_mmu .text
+expect_row site_ptep_modify_prot_start ptep_modify_prot_start 6 rax fixture_mmu .text
+expect_row site_leave_lazy_mmu leave_lazy_mmu 6 - fixture_mmu .text
+expect_row site_cold irq_enable 6 - fixture_cold .fixture_cold
+
+# ---- --json ----
+
+json=$("$pvsites" "$fixture" --json)
+check "json exits 0" test $? -eq 0
+nm "$fixture" >"$out/fixture.nm"
+printf '%s\n' "$json" >"$out/fixture.json"
+check "json matches nm" python3 - "$out/fixture.nm" "$out/fixture.json" <<'EOF'
+import json, sys
+syms = {}
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) == 3:
+        syms[parts[2]] = int(parts[0], 16)
+sites = json.load(open(sys.argv[2]))
+assert len(sites) == 14, len(sites)
+by_addr = {s["addr"]: s for s in sites}
+for name, value in syms.items():
+    if not name.startswith("site_"):
+        continue
+    s = by_addr[value]
+    assert set(s) == {"addr", "op", "len", "clobbers", "function", "offset", "section"}, s
+    assert s["offset"] == value - syms[s["function"]], s
+    if name != "site_cold":
+        assert s["op"] == name[len("site_"):], s
+want = {"irq_disable": 7, "restore_fl": 9}
+for s in sites:
+    assert s["len"] == want.get(s["op"], 6), s
+    assert s["clobbers"] == (["rax"] if s["op"] in ("save_fl", "read_cr3",
+                             "ptep_modify_prot_start") else []), s
+EOF
+
+# ---- --disasm ----
+
+disasm=$("$pvsites" "$fixture" --disasm 2>"$out/disasm.err")
+check "disasm exits 0" test $? -eq 0
+[ -s "$out/disasm.err" ] && cat "$out/disasm.err"
+check "disasm count line" test "$(tail -1 <<<"$disasm")" = "14 sites"
+
+# The lines --disasm prints under the row of the site at label.
+site_block() {
+    awk -v a="$(sym "$fixture" "$1")" '$1 == a { on = 1; next } /^0x|^[0-9]+ sites/ { on = 0 } on' \
+        <<<"$disasm"
+}
+
+mask=$(hex $(($(sym "$fixture" xen_shared_info_page) + 1))) # vcpu_info[0].evtchn_upcall_mask
+block=$(site_block site_irq_disable)
+check "original is the indirect call" contains "$block" "call   *"
+check "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
+check "native irq_disable bytes" contains "$block" "native              fa 66 0f 1f 44 00 00"
+check "native irq_disable cli" contains "$block" "cli"
+check "xen irq_disable movb" contains "$block" "movb   \$0x1,"
+check "xen irq_disable stores to the mask" contains "$block" "# $mask <xen_shared_info_page+0x1>"
+check "irq_disable shows one native form" test "$(grep -c 'native' <<<"$block")" -eq 1
+
+block=$(site_block site_restore_fl)
+check "restore_fl push/popf" contains "$block" "native (push/popf)  57 9d 0f 1f 80 00 00 00 00"
+check "restore_fl condsti" contains "$block" "native (condsti)    f7 c7 00 02 00 00 74 01 fb"
+check "restore_fl xen kept" contains "$block" \
+    "xen                 keeps the indirect call (no xen_pv_restore_fl in image)"
+
+block=$(site_block site_irq_enable)
+target=$(sym "$fixture" xen_pv_irq_enable)
+check "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq_enable>"
+check "native irq_enable sti" contains "$block" "native              fb 0f 1f 44 00 00"
+
+block=$(site_block site_save_fl)
+target=$(sym "$fixture" xen_pv_save_fl)
+check "xen save_fl direct call" contains "$block" "call   $target <xen_pv_save_fl>"
+
+block=$(site_block site_enter_lazy_mmu)
+check "lazy mmu natively one NOP" contains "$block" "native              66 0f 1f 44 00 00"
+check "lazy mmu nopw" contains "$block" "nopw"
+
+block=$(site_block site_ptep_modify_prot_start)
+check "ptep_modify_prot_start xchg" contains "$block" "xchg   %rax,(%rdi)"
+
+noxen=$("$pvsites" "$out/fixture-noxen" --disasm 2>&1)
+check "no xen symbols: said so" contains "$noxen" "xen: context symbols not in image"
+check "no xen symbols: no guessed bytes" bash -c '! grep -q "movb" <<<"$1"' _ "$noxen"
+
+json_disasm=$("$pvsites" "$fixture" --json --disasm)
+check "json --disasm has backends" python3 -c '
+import json, sys
+sites = json.load(sys.stdin)
+s = next(s for s in sites if s["op"] == "irq_disable")
+assert s["backends"]["xen"]["bytes"].startswith("c6 05"), s
+assert s["backends"]["native"]["result"] == "inline", s
+' <<<"$json_disasm"
+
+empty=$("$pvsites" "$out/fixture-empty")
+check "no sites: exits 0" test $? -eq 0
+check "no sites: header and count only" test "$(sed -n '2,$p' <<<"$empty")" = "0 sites"
+check "no sites: json" test "$("$pvsites" "$out/fixture-empty" --json)" = "[]"
+
+# ---- errors: one clear line, non-zero exit ----
+
+expect_error() {
+    local name=$1 want=$2
+    shift 2
+    local err status
+    err=$("$pvsites" "$@" 2>&1 >/dev/null)
+    status=$?
+    check "$name: exit status" test $status -ne 0
+    check "$name: message" contains "$err" "$want"
+    check "$name: one line" test "$(wc -l <<<"$err")" -eq 1
+}
+expect_error "missing file" "No such file or directory" "$out/does-not-exist"
+expect_error "not an ELF" "not an ELF" "$out/not-elf"
+expect_error "ELF32" "not an ELF64" "$out/fixture-elf32"
+expect_error "no .pv_sites" "built without paravirt" "$out/fixture-nosites"
+expect_error "bad size" "not a multiple of the 16-byte descriptor" "$out/fixture-badsize"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

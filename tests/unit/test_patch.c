@@ -1,0 +1,682 @@
+/* pv/patch.c with the native (arch/x86/native_patch.c) and Xen
+ * (xen/xen_patch.c) backends: exact bytes written into a buffer standing
+ * for text at a given address, NOP padding, rip-relative arithmetic, and
+ * the refusal of every kind of bad descriptor. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/x86/native_patch.h"
+#include "pv/patch.h"
+#include "pv/site.h"
+#include "xen/xen_patch.h"
+
+#define TEXT_START 0x101000ull
+#define TEXT_LEN 64
+#define SITE_OFF 16
+#define CANARY 0xcc /* int3: what surrounds the site, and must survive */
+
+/* An instruction's bytes, written out independently of the code under test. */
+struct bytes {
+    uint8_t b[PV_SITE_MAX_LEN];
+    size_t len;
+};
+
+#define BYTES(...) ((struct bytes){{__VA_ARGS__}, sizeof((uint8_t[]){__VA_ARGS__})})
+
+struct text_fixture {
+    uint8_t mem[TEXT_LEN];
+    struct pv_text text;
+    struct pv_site site;
+    struct pv_patch_stats stats;
+    char err[256];
+};
+
+/* Text of CANARY bytes holding one unpatched site, as pv/call.h emits it:
+ * call *rel32(%rip) (FF 15 rel32), then single-byte NOPs to len. */
+static void setup_text(struct text_fixture *f, uint64_t start, enum pv_op op, uint8_t len)
+{
+    static const uint8_t indirect_call[] = {0xff, 0x15, 0x44, 0x33, 0x22, 0x11};
+
+    memset(f, 0, sizeof(*f));
+    memset(f->mem, CANARY, sizeof(f->mem));
+    memcpy(f->mem + SITE_OFF, indirect_call, sizeof(indirect_call));
+    memset(f->mem + SITE_OFF + sizeof(indirect_call), 0x90, len - sizeof(indirect_call));
+    f->text = (struct pv_text){f->mem, start, sizeof(f->mem)};
+    f->site = (struct pv_site){.addr = start + SITE_OFF, .op = op, .len = len};
+}
+
+static uint8_t *site_bytes(struct text_fixture *f)
+{
+    return f->mem + SITE_OFF;
+}
+
+static void assert_canaries_intact(const struct text_fixture *f, size_t site_len)
+{
+    for (size_t i = 0; i < sizeof(f->mem); i++) {
+        if (i >= SITE_OFF && i < SITE_OFF + site_len)
+            continue;
+        assert_int_equal(f->mem[i], CANARY);
+    }
+}
+
+static enum pv_patch_result patch(struct text_fixture *f, const struct pv_backend *be)
+{
+    enum pv_patch_result r =
+        pv_patch_site(&f->site, be, &f->text, &f->stats, f->err, sizeof(f->err));
+    assert_canaries_intact(f, f->site.len);
+    return r;
+}
+
+static uint8_t site_len_of(enum pv_op op)
+{
+    if (op == PV_OP_IRQ_DISABLE)
+        return PV_SITE_LEN_IRQ_DISABLE;
+    if (op == PV_OP_RESTORE_FL)
+        return PV_SITE_LEN_RESTORE_FL;
+    return PV_SITE_LEN_DEFAULT;
+}
+
+/* The recommended NOPs (Intel SDM vol. 2B, "NOP"), by length. */
+static const struct bytes sdm_nops[] = {
+    BYTES(0x90),
+    BYTES(0x66, 0x90),
+    BYTES(0x0f, 0x1f, 0x00),
+    BYTES(0x0f, 0x1f, 0x40, 0x00),
+    BYTES(0x0f, 0x1f, 0x44, 0x00, 0x00),
+    BYTES(0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00),
+    BYTES(0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00),
+    BYTES(0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00),
+    BYTES(0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00),
+};
+
+/* Decodes p[0..len) as recommended NOPs only; returns how many, or -1. */
+static int count_recommended_nops(const uint8_t *p, size_t len)
+{
+    int count = 0;
+
+    while (len > 0) {
+        size_t i;
+        for (i = 0; i < sizeof(sdm_nops) / sizeof(sdm_nops[0]); i++) {
+            const struct bytes *n = &sdm_nops[i];
+            if (n->len <= len && memcmp(p, n->b, n->len) == 0)
+                break;
+        }
+        if (i == sizeof(sdm_nops) / sizeof(sdm_nops[0]))
+            return -1;
+        p += sdm_nops[i].len;
+        len -= sdm_nops[i].len;
+        count++;
+    }
+    return count;
+}
+
+static int fewest_nops(size_t len)
+{
+    return (int)((len + PV_NOP_MAX_LEN - 1) / PV_NOP_MAX_LEN);
+}
+
+/* Site = expected instruction bytes, then the fewest recommended NOPs. */
+static void assert_site_is(struct text_fixture *f, const struct bytes *expected)
+{
+    size_t tail = f->site.len - expected->len;
+
+    assert_memory_equal(site_bytes(f), expected->b, expected->len);
+    assert_int_equal(count_recommended_nops(site_bytes(f) + expected->len, tail),
+                     fewest_nops(tail));
+}
+
+static void assert_site_unpatched(struct text_fixture *f)
+{
+    static const uint8_t indirect_call[] = {0xff, 0x15, 0x44, 0x33, 0x22, 0x11};
+
+    assert_memory_equal(site_bytes(f), indirect_call, sizeof(indirect_call));
+    for (size_t i = sizeof(indirect_call); i < f->site.len; i++)
+        assert_int_equal(site_bytes(f)[i], 0x90);
+}
+
+/* ---- native templates ---- */
+
+/* What a no-paravirt build has in each wrapper; encodings from `as`. */
+static struct bytes native_expected(enum pv_op op, bool condsti)
+{
+    switch (op) {
+    case PV_OP_IRQ_DISABLE:
+        return BYTES(0xfa);
+    case PV_OP_IRQ_ENABLE:
+        return BYTES(0xfb);
+    case PV_OP_SAVE_FL:
+        return BYTES(0x9c, 0x58);
+    case PV_OP_RESTORE_FL:
+        if (condsti)
+            return BYTES(0xf7, 0xc7, 0x00, 0x02, 0x00, 0x00, 0x74, 0x01, 0xfb);
+        return BYTES(0x57, 0x9d);
+    case PV_OP_SAFE_HALT:
+        return BYTES(0xfb, 0xf4);
+    case PV_OP_READ_CR3:
+        return BYTES(0x0f, 0x20, 0xd8);
+    case PV_OP_WRITE_CR3:
+        return BYTES(0x0f, 0x22, 0xdf);
+    case PV_OP_FLUSH_TLB_ONE:
+        return BYTES(0x0f, 0x01, 0x3f);
+    case PV_OP_SET_PTE:
+    case PV_OP_PTEP_MODIFY_PROT_COMMIT:
+        return BYTES(0x48, 0x89, 0x37);
+    case PV_OP_PTEP_MODIFY_PROT_START:
+        return BYTES(0x31, 0xc0, 0x48, 0x87, 0x07);
+    default:
+        return (struct bytes){{0}, 0}; /* lazy MMU: nothing natively */
+    }
+}
+
+static void check_native_op(enum pv_op op, bool condsti)
+{
+    struct native_patch_ctx ctx = {.restore_fl_condsti = condsti};
+    const struct pv_backend *be = native_patch_backend(&ctx);
+    struct bytes expected = native_expected(op, condsti);
+    struct text_fixture f;
+    size_t len;
+    const uint8_t *t = native_template(op, condsti, &len);
+
+    assert_non_null(t);
+    assert_int_equal(len, expected.len);
+    assert_memory_equal(t, expected.b, len);
+
+    setup_text(&f, TEXT_START, op, site_len_of(op));
+    assert_int_equal(patch(&f, be), PV_PATCHED_INLINE);
+    assert_site_is(&f, &expected);
+    assert_int_equal(f.stats.inline_by_op[op], 1);
+    assert_string_equal(be->name, "native");
+}
+
+static void test_native_templates_plain_restore_fl(void **state)
+{
+    (void)state;
+    for (unsigned op = 0; op < PV_OP_COUNT; op++)
+        check_native_op(op, false);
+}
+
+static void test_native_templates_condsti_restore_fl(void **state)
+{
+    (void)state;
+    for (unsigned op = 0; op < PV_OP_COUNT; op++)
+        check_native_op(op, true);
+}
+
+static void test_native_lazy_mmu_site_is_one_nop(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_ENTER_LAZY_MMU, PV_SITE_LEN_DEFAULT);
+    assert_int_equal(patch(&f, native_patch_backend(&(struct native_patch_ctx){0})),
+                     PV_PATCHED_INLINE);
+    assert_memory_equal(site_bytes(&f), sdm_nops[5].b, 6);
+}
+
+static void test_native_template_unknown_op(void **state)
+{
+    size_t len = 99;
+
+    (void)state;
+    assert_null(native_template(PV_OP_COUNT, false, &len));
+    assert_null(native_template(PV_OP_COUNT, true, &len));
+}
+
+/* ---- NOP padding ---- */
+
+static void test_fill_nops_every_length(void **state)
+{
+    (void)state;
+    for (size_t len = 0; len <= 15; len++) {
+        uint8_t buf[32];
+        memset(buf, CANARY, sizeof(buf));
+        pv_fill_nops(buf + 8, len);
+        assert_int_equal(count_recommended_nops(buf + 8, len), fewest_nops(len));
+        for (size_t i = 0; i < sizeof(buf); i++)
+            if (i < 8 || i >= 8 + len)
+                assert_int_equal(buf[i], CANARY);
+    }
+}
+
+/* ---- direct calls ---- */
+
+static void test_emit_call_rel32(void **state)
+{
+    uint8_t buf[5];
+
+    (void)state;
+    assert_true(pv_emit_call(buf, 0x101000, 0x102000)); /* 0x102000 - 0x101005 = 0xffb */
+    assert_memory_equal(buf, ((uint8_t[]){0xe8, 0xfb, 0x0f, 0x00, 0x00}), 5);
+    assert_true(pv_emit_call(buf, 0x102000, 0x101000)); /* -0x1005 */
+    assert_memory_equal(buf, ((uint8_t[]){0xe8, 0xfb, 0xef, 0xff, 0xff}), 5);
+}
+
+static void test_emit_call_reach_limits(void **state)
+{
+    const uint64_t at = 0x80000000ull, end = at + 5;
+    uint8_t buf[5] = {1, 2, 3, 4, 5};
+
+    (void)state;
+    assert_true(pv_emit_call(buf, at, end + INT32_MAX));
+    assert_memory_equal(buf, ((uint8_t[]){0xe8, 0xff, 0xff, 0xff, 0x7f}), 5);
+    assert_true(pv_emit_call(buf, at, end - 0x80000000ull));
+    assert_memory_equal(buf, ((uint8_t[]){0xe8, 0x00, 0x00, 0x00, 0x80}), 5);
+
+    memset(buf, CANARY, sizeof(buf));
+    assert_false(pv_emit_call(buf, at, end + INT32_MAX + 1ull));
+    assert_false(pv_emit_call(buf, at, end - 0x80000001ull));
+    assert_false(pv_emit_call(buf, 0x1000, 0xffffffff80000000ull));
+    for (size_t i = 0; i < sizeof(buf); i++)
+        assert_int_equal(buf[i], CANARY);
+}
+
+/* ---- Xen ---- */
+
+static void check_xen_irq_disable(uint64_t text_start, uint64_t mask)
+{
+    struct xen_patch_ctx ctx = {.upcall_mask_addr = mask};
+    struct pv_backend be;
+    struct text_fixture f;
+    uint32_t disp = (uint32_t)(mask - (text_start + SITE_OFF + 7)); /* from the movb's end */
+    struct bytes movb = BYTES(0xc6, 0x05, (uint8_t)disp, (uint8_t)(disp >> 8),
+                              (uint8_t)(disp >> 16), (uint8_t)(disp >> 24), 0x01);
+
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, text_start, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
+    assert_site_is(&f, &movb);
+}
+
+static void test_xen_irq_disable_displacement(void **state)
+{
+    (void)state;
+    /* 0x20a001 - (0x101010 + 7) = 0x108fea */
+    check_xen_irq_disable(TEXT_START, 0x20a001);
+    check_xen_irq_disable(0x40000000, 0x20a001); /* negative displacement */
+}
+
+static void test_xen_irq_disable_exact_bytes(void **state)
+{
+    struct xen_patch_ctx ctx = {.upcall_mask_addr = 0x20a001};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
+    assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xc6, 0x05, 0xea, 0x8f, 0x10, 0x00, 0x01}), 7);
+    assert_string_equal(be.name, "xen");
+}
+
+static void test_xen_direct_call(void **state)
+{
+    struct xen_patch_ctx ctx = {0};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    ctx.direct[PV_OP_IRQ_ENABLE] = 0x100800; /* 0x100800 - 0x101015 = -0x815 */
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, PV_SITE_LEN_DEFAULT);
+    assert_int_equal(patch(&f, &be), PV_PATCHED_CALL);
+    assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xe8, 0xeb, 0xf7, 0xff, 0xff, 0x90}), 6);
+    assert_int_equal(f.stats.call_by_op[PV_OP_IRQ_ENABLE], 1);
+}
+
+static void test_xen_irq_disable_falls_back_to_call(void **state)
+{
+    struct xen_patch_ctx ctx = {.upcall_mask_addr = 0x7f0000000000ull}; /* out of reach */
+    struct pv_backend be;
+    struct text_fixture f;
+    struct bytes call = BYTES(0xe8, 0xeb, 0x0f, 0x00, 0x00); /* 0x102000 - 0x101015 */
+
+    (void)state;
+    ctx.direct[PV_OP_IRQ_DISABLE] = 0x102000;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    assert_int_equal(patch(&f, &be), PV_PATCHED_CALL);
+    assert_site_is(&f, &call);
+}
+
+static void test_xen_call_out_of_range_kept(void **state)
+{
+    struct xen_patch_ctx ctx = {0};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    ctx.direct[PV_OP_SAVE_FL] = TEXT_START + SITE_OFF + 5 + 0x80000000ull;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, PV_SITE_LEN_DEFAULT);
+    assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
+    assert_site_unpatched(&f);
+    assert_int_equal(f.stats.kept_too_long, 1);
+}
+
+static void test_xen_none_kept(void **state)
+{
+    struct xen_patch_ctx ctx = {0};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    xen_patch_backend_init(&be, &ctx);
+    for (unsigned op = 0; op < PV_OP_COUNT; op++) {
+        setup_text(&f, TEXT_START, op, site_len_of(op));
+        assert_int_equal(patch(&f, &be), PV_KEPT_NO_TEMPLATE);
+        assert_site_unpatched(&f);
+        assert_int_equal(f.stats.kept_no_template, 1);
+    }
+}
+
+/* ---- sites too short for the replacement ---- */
+
+static void long_inline(const struct pv_backend *be, enum pv_op op, uint64_t site_addr,
+                        struct pv_replacement *out)
+{
+    (void)be, (void)op, (void)site_addr;
+    out->kind = PV_REPL_INLINE;
+    out->len = 10;
+    memset(out->bytes, 0x90, out->len);
+}
+
+static void test_replacement_longer_than_site_kept(void **state)
+{
+    const struct pv_backend be = {"long", long_inline, NULL};
+    struct native_patch_ctx condsti = {.restore_fl_condsti = true};
+    struct xen_patch_ctx xctx = {.upcall_mask_addr = 0x20a001};
+    struct pv_backend xen;
+    struct text_fixture f;
+
+    (void)state;
+    for (uint8_t len = PV_INDIRECT_CALL_LEN; len < 10; len++) {
+        setup_text(&f, TEXT_START, PV_OP_SET_PTE, len);
+        assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
+        assert_site_unpatched(&f);
+    }
+    /* 9-byte condsti restore_fl, 7-byte movb: each needs its longer site. */
+    setup_text(&f, TEXT_START, PV_OP_RESTORE_FL, PV_SITE_LEN_DEFAULT);
+    assert_int_equal(patch(&f, native_patch_backend(&condsti)), PV_KEPT_TOO_LONG);
+    assert_site_unpatched(&f);
+    xen_patch_backend_init(&xen, &xctx);
+    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_DEFAULT);
+    assert_int_equal(patch(&f, &xen), PV_KEPT_TOO_LONG);
+    assert_site_unpatched(&f);
+    assert_int_equal(f.stats.kept_too_long, 1);
+}
+
+/* ---- bad descriptors ---- */
+
+static const struct pv_backend *native(void)
+{
+    return native_patch_backend(&(struct native_patch_ctx){0});
+}
+
+/* Patching is refused with exactly `message`, nothing written, counted. */
+static void assert_rejected(struct text_fixture *f, const char *message)
+{
+    uint8_t before[TEXT_LEN];
+
+    memcpy(before, f->mem, sizeof(before));
+    assert_false(pv_site_valid(&f->site, &f->text, f->err, sizeof(f->err)));
+    assert_string_equal(f->err, message);
+    memset(f->err, 0, sizeof(f->err));
+    assert_int_equal(pv_patch_site(&f->site, native(), &f->text, &f->stats, f->err, sizeof(f->err)),
+                     PV_REJECTED);
+    assert_string_equal(f->err, message);
+    assert_memory_equal(f->mem, before, sizeof(before));
+    assert_int_equal(f->stats.rejected, 1);
+    assert_int_equal(f->stats.sites, 1);
+}
+
+static void test_reject_unknown_op(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_COUNT, 6);
+    assert_rejected(&f, "pv: site at 0x101010: unknown op 13 (ops are 0..12)");
+}
+
+static void test_reject_address_outside_text(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    f.site.addr = TEXT_START - 1;
+    assert_rejected(&f, "pv: site at 0x100fff (irq_enable): address outside text "
+                        "[0x101000, 0x101040)");
+    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    f.site.addr = TEXT_START + TEXT_LEN;
+    assert_rejected(&f, "pv: site at 0x101040 (irq_enable): address outside text "
+                        "[0x101000, 0x101040)");
+}
+
+static void test_reject_site_crossing_end_of_text(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    f.site.addr = TEXT_START + TEXT_LEN - 5;
+    assert_rejected(&f, "pv: site at 0x10103b (irq_enable): 6 bytes cross the end of text "
+                        "at 0x101040");
+}
+
+/* Near the top of the address space addr + len would wrap to a small number. */
+static void test_reject_site_wrapping_address_space(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, 0xffffffffffffffc0ull, PV_OP_IRQ_ENABLE, 15);
+    f.site.addr = UINT64_MAX;
+    assert_false(pv_site_valid(&f.site, &f.text, f.err, sizeof(f.err)));
+    assert_non_null(strstr(f.err, "15 bytes cross the end of text"));
+    f.site.addr = UINT64_MAX - 14; /* exactly the last 15 bytes: in text */
+    assert_false(pv_site_valid(&f.site, &f.text, f.err, sizeof(f.err)));
+    assert_non_null(strstr(f.err, "not the indirect call")); /* canaries, not FF 15 */
+}
+
+static void test_reject_bad_lengths(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    f.site.len = 0;
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 0 is shorter than the "
+                        "6-byte indirect call");
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    f.site.len = 5;
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 5 is shorter than the "
+                        "6-byte indirect call");
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 15);
+    f.site.len = 16;
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 16 is over the 15-byte "
+                        "maximum");
+}
+
+static void test_reject_nonzero_reserved(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    f.site.reserved = 0x100;
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): reserved field is 0x100, not 0");
+}
+
+static void test_reject_site_without_indirect_call(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    site_bytes(&f)[1] = 0x25; /* ff 25: jmp *rel32(%rip), not a call */
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): starts with ff 25, not the indirect "
+                        "call ff 15 (patched twice, or a stale descriptor)");
+}
+
+static void test_reject_site_patched_twice(void **state)
+{
+    struct text_fixture f;
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, 7);
+    assert_int_equal(patch(&f, native()), PV_PATCHED_INLINE);
+    memset(&f.stats, 0, sizeof(f.stats));
+    assert_rejected(&f, "pv: site at 0x101010 (irq_disable): starts with fa 66, not the "
+                        "indirect call ff 15 (patched twice, or a stale descriptor)");
+}
+
+static void test_reject_message_truncated_safely(void **state)
+{
+    struct text_fixture f;
+    char small[12];
+
+    (void)state;
+    setup_text(&f, TEXT_START, PV_OP_COUNT, 6);
+    memset(small, 'x', sizeof(small));
+    assert_false(pv_site_valid(&f.site, &f.text, small, sizeof(small)));
+    assert_string_equal(small, "pv: site at");
+    assert_false(pv_site_valid(&f.site, &f.text, small, 0));
+    assert_int_equal(small[0], 'p');
+}
+
+/* ---- names and summary ---- */
+
+static void test_op_names(void **state)
+{
+    (void)state;
+    assert_string_equal(pv_op_name(PV_OP_IRQ_DISABLE), "irq_disable");
+    assert_string_equal(pv_op_name(PV_OP_PTEP_MODIFY_PROT_START), "ptep_modify_prot_start");
+    assert_string_equal(pv_op_name(PV_OP_LEAVE_LAZY_MMU), "leave_lazy_mmu");
+    assert_string_equal(pv_op_name(PV_OP_COUNT), "unknown");
+    for (unsigned a = 0; a < PV_OP_COUNT; a++)
+        for (unsigned b = a + 1; b < PV_OP_COUNT; b++)
+            assert_string_not_equal(pv_op_name(a), pv_op_name(b));
+}
+
+static void test_summary_native(void **state)
+{
+    struct pv_patch_stats st = {0};
+    char line[PV_PATCH_SUMMARY_LEN];
+
+    (void)state;
+    st.sites = 46;
+    st.inline_by_op[PV_OP_IRQ_DISABLE] = 31;
+    st.inline_by_op[PV_OP_SAVE_FL] = 12;
+    st.kept_no_template = 2;
+    st.rejected = 1;
+    pv_patch_summary(&st, "native", line, sizeof(line));
+    assert_string_equal(line, "pv: native ops, patched 43/46 sites (irq_disable 31 inline, "
+                              "save_fl 12 inline; 2 kept indirect: 2 no template; 1 rejected)");
+}
+
+static void test_summary_mixed_and_empty(void **state)
+{
+    struct pv_patch_stats st = {0};
+    char line[PV_PATCH_SUMMARY_LEN];
+
+    (void)state;
+    pv_patch_summary(&st, "xen", line, sizeof(line));
+    assert_string_equal(line, "pv: xen ops, patched 0/0 sites");
+    st.sites = 9;
+    st.inline_by_op[PV_OP_IRQ_DISABLE] = 3;
+    st.call_by_op[PV_OP_IRQ_DISABLE] = 2;
+    st.call_by_op[PV_OP_SET_PTE] = 1;
+    st.kept_no_template = 1;
+    st.kept_too_long = 2;
+    pv_patch_summary(&st, "xen", line, sizeof(line));
+    assert_string_equal(line, "pv: xen ops, patched 6/9 sites (irq_disable 3 inline + 2 call, "
+                              "set_pte 1 call; 3 kept indirect: 1 no template, 2 too long)");
+}
+
+static void test_summary_worst_case_fits(void **state)
+{
+    struct pv_patch_stats st;
+    char line[PV_PATCH_SUMMARY_LEN];
+
+    (void)state;
+    memset(&st, 0xff, sizeof(st)); /* every count UINT_MAX */
+    pv_patch_summary(&st, "a-backend-name-of-32-characters!", line, sizeof(line));
+    assert_true(strlen(line) < sizeof(line) - 1);
+    assert_int_equal(line[strlen(line) - 1], ')');
+}
+
+static void test_summary_truncates_safely(void **state)
+{
+    struct pv_patch_stats st = {0};
+    char line[20];
+
+    (void)state;
+    st.sites = 1;
+    st.inline_by_op[PV_OP_IRQ_ENABLE] = 1;
+    pv_patch_summary(&st, "native", line, sizeof(line));
+    assert_string_equal(line, "pv: native ops, pat");
+}
+
+/* A whole run: counts add up, every site patched exactly once. */
+static void test_stats_over_several_sites(void **state)
+{
+    struct pv_patch_stats st = {0};
+    struct text_fixture f;
+    char line[PV_PATCH_SUMMARY_LEN];
+
+    (void)state;
+    for (unsigned op = 0; op < PV_OP_COUNT; op++) {
+        setup_text(&f, TEXT_START, op, site_len_of(op));
+        f.stats = st;
+        patch(&f, native());
+        st = f.stats;
+    }
+    assert_int_equal(st.sites, PV_OP_COUNT);
+    pv_patch_summary(&st, "native", line, sizeof(line));
+    assert_non_null(strstr(line, "patched 13/13 sites (irq_disable 1 inline, "));
+    assert_non_null(strstr(line, "leave_lazy_mmu 1 inline)"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_native_templates_plain_restore_fl),
+        cmocka_unit_test(test_native_templates_condsti_restore_fl),
+        cmocka_unit_test(test_native_lazy_mmu_site_is_one_nop),
+        cmocka_unit_test(test_native_template_unknown_op),
+        cmocka_unit_test(test_fill_nops_every_length),
+        cmocka_unit_test(test_emit_call_rel32),
+        cmocka_unit_test(test_emit_call_reach_limits),
+        cmocka_unit_test(test_xen_irq_disable_displacement),
+        cmocka_unit_test(test_xen_irq_disable_exact_bytes),
+        cmocka_unit_test(test_xen_direct_call),
+        cmocka_unit_test(test_xen_irq_disable_falls_back_to_call),
+        cmocka_unit_test(test_xen_call_out_of_range_kept),
+        cmocka_unit_test(test_xen_none_kept),
+        cmocka_unit_test(test_replacement_longer_than_site_kept),
+        cmocka_unit_test(test_reject_unknown_op),
+        cmocka_unit_test(test_reject_address_outside_text),
+        cmocka_unit_test(test_reject_site_crossing_end_of_text),
+        cmocka_unit_test(test_reject_site_wrapping_address_space),
+        cmocka_unit_test(test_reject_bad_lengths),
+        cmocka_unit_test(test_reject_nonzero_reserved),
+        cmocka_unit_test(test_reject_site_without_indirect_call),
+        cmocka_unit_test(test_reject_site_patched_twice),
+        cmocka_unit_test(test_reject_message_truncated_safely),
+        cmocka_unit_test(test_op_names),
+        cmocka_unit_test(test_summary_native),
+        cmocka_unit_test(test_summary_mixed_and_empty),
+        cmocka_unit_test(test_summary_worst_case_fits),
+        cmocka_unit_test(test_summary_truncates_safely),
+        cmocka_unit_test(test_stats_over_several_sites),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,158 @@
+/* Event channels over the 2-level ABI. Xen sets a port's bit in
+ * shared_info's evtchn_pending, then (unless the port is masked in
+ * evtchn_mask) the bit for that word in vcpu_info's evtchn_pending_sel and
+ * evtchn_upcall_pending, and (unless evtchn_upcall_mask is set) calls
+ * xen_event_entry. The upcall walks selector -> word -> port. */
+#include "xen/events.h"
+
+#include "arch/x86/trap_frame.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "xen/hypercall.h"
+#include "xen/pv_guest.h"
+
+#define WORD_BITS (sizeof(xen_ulong_t) * 8)
+#define EVTCHN_WORDS (sizeof(xen_shared_info.evtchn_mask) / sizeof(xen_ulong_t))
+
+struct evtchn_handler {
+    evtchn_handler_fn fn;
+    void *data;
+    uint64_t count;
+};
+
+static struct evtchn_handler handlers[EVTCHN_MAX_HANDLED];
+
+extern char xen_event_entry[], xen_failsafe_entry[];
+
+static xen_ulong_t port_bit(evtchn_port_t port)
+{
+    return (xen_ulong_t)1 << (port % WORD_BITS);
+}
+
+void xen_force_upcall(void)
+{
+    HYPERVISOR_xen_version(XENVER_version, 0);
+}
+
+void xen_evtchn_mask(evtchn_port_t port)
+{
+    __atomic_fetch_or(&xen_shared_info.evtchn_mask[port / WORD_BITS], port_bit(port),
+                      __ATOMIC_SEQ_CST);
+}
+
+void xen_evtchn_clear(evtchn_port_t port)
+{
+    __atomic_fetch_and(&xen_shared_info.evtchn_pending[port / WORD_BITS], ~port_bit(port),
+                       __ATOMIC_SEQ_CST);
+}
+
+/* Xen ABI: an event that arrives while its port is masked sets only the
+ * pending bit; the edge that would raise the upcall is lost. So unmasking
+ * must look at the pending bit and raise the upcall itself. */
+void xen_evtchn_unmask(evtchn_port_t port)
+{
+    unsigned word = port / WORD_BITS;
+    xen_ulong_t sel_bit = (xen_ulong_t)1 << word;
+
+    __atomic_fetch_and(&xen_shared_info.evtchn_mask[word], ~port_bit(port), __ATOMIC_SEQ_CST);
+    if (!(__atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
+          port_bit(port)))
+        return;
+    if (__atomic_fetch_or(&xen_vcpu->evtchn_pending_sel, sel_bit, __ATOMIC_SEQ_CST) & sel_bit)
+        return; /* already announced to the upcall */
+    __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&xen_vcpu->evtchn_upcall_mask, __ATOMIC_SEQ_CST))
+        xen_force_upcall();
+}
+
+uint64_t xen_evtchn_count(evtchn_port_t port)
+{
+    return port < EVTCHN_MAX_HANDLED ? handlers[port].count : 0;
+}
+
+static void dispatch(evtchn_port_t port, struct trap_frame *f)
+{
+    struct evtchn_handler *h = port < EVTCHN_MAX_HANDLED ? &handlers[port] : 0;
+
+    if (!h || !h->fn) {
+        kprintf("xen: event on port %u, which has no handler: masked\n", port);
+        xen_evtchn_mask(port);
+        return;
+    }
+    h->count++;
+    h->fn(port, f, h->data);
+}
+
+/* Each pending bit is cleared before its handler runs, so an event that
+ * arrives during the handler is seen again rather than lost. */
+static void handle_word(unsigned word, struct trap_frame *f)
+{
+    xen_ulong_t ready = __atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
+                        ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST);
+
+    while (ready) {
+        evtchn_port_t port = (evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready));
+        ready &= ready - 1;
+        xen_evtchn_clear(port);
+        dispatch(port, f);
+    }
+}
+
+/* Xen ABI: clear evtchn_upcall_pending before reading the selector, and
+ * take the selector with an atomic exchange, so a bit Xen sets meanwhile
+ * either is in what we took or raises upcall_pending again. */
+void xen_event_upcall(struct trap_frame *f)
+{
+    struct vcpu_info *v = xen_vcpu;
+
+    while (__atomic_load_n(&v->evtchn_upcall_pending, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&v->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST);
+        xen_ulong_t sel = __atomic_exchange_n(&v->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+        while (sel) {
+            unsigned word = (unsigned)__builtin_ctzl(sel);
+            sel &= sel - 1;
+            handle_word(word, f);
+        }
+    }
+}
+
+void xen_failsafe(struct trap_frame *f)
+{
+    kprintf("xen: failsafe callback: Xen could not return to rip %lx "
+            "(a bad segment selector or iret frame)\n",
+            f->rip);
+    trap_fatal(f, "Xen failsafe callback");
+}
+
+evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data)
+{
+    struct evtchn_bind_virq bind = {.virq = virq, .vcpu = 0};
+
+    xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_virq, &bind), "event_channel_op bind_virq");
+    if (bind.port >= EVTCHN_MAX_HANDLED)
+        panic("xen: VIRQ %u got port %u; only ports below %d can have handlers", virq, bind.port,
+              EVTCHN_MAX_HANDLED);
+    handlers[bind.port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0};
+    xen_evtchn_unmask(bind.port);
+    return bind.port;
+}
+
+static void register_callback(uint16_t type, uint16_t flags, const void *entry)
+{
+    struct callback_register cb = {
+        .type = type,
+        .flags = flags,
+        .address = (xen_callback_t)entry,
+    };
+
+    xen_must(HYPERVISOR_callback_op(CALLBACKOP_register, &cb), "callback_op register");
+}
+
+/* Every port starts masked: a port gets events once it has a handler. */
+void xen_events_init(void)
+{
+    for (unsigned i = 0; i < EVTCHN_WORDS; i++)
+        __atomic_store_n(&xen_shared_info.evtchn_mask[i], ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
+    register_callback(CALLBACKTYPE_event, 0, xen_event_entry);
+    register_callback(CALLBACKTYPE_failsafe, CALLBACKF_mask_events, xen_failsafe_entry);
+}

@@ -1,0 +1,36 @@
+/* Xen event channels, 2-level ABI: binding ports to handlers, the mask
+ * and pending bits in shared_info, and the upcall that demultiplexes them. */
+#ifndef XEN_EVENTS_H
+#define XEN_EVENTS_H
+
+#include <stdint.h>
+
+#include "xen/xen_public.h"
+
+struct trap_frame;
+
+/* Runs in the upcall, events masked. */
+typedef void (*evtchn_handler_fn)(evtchn_port_t port, struct trap_frame *f, void *data);
+
+/* The ports this kernel can give handlers to; Xen hands out low numbers. */
+#define EVTCHN_MAX_HANDLED 256
+
+/* Binds virq on vCPU 0 to fn and unmasks the port; panics on failure. */
+evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data);
+
+void xen_evtchn_mask(evtchn_port_t port);
+void xen_evtchn_unmask(evtchn_port_t port);
+void xen_evtchn_clear(evtchn_port_t port);
+
+/* How many times the port's handler has run. */
+uint64_t xen_evtchn_count(evtchn_port_t port);
+
+/* Makes Xen deliver a pending upcall now (it checks on every return from
+ * a hypercall). */
+void xen_force_upcall(void);
+
+/* Called by xen/event_entry.asm with events masked. */
+void xen_event_upcall(struct trap_frame *f);
+__attribute__((noreturn)) void xen_failsafe(struct trap_frame *f);
+
+#endif

@@ -1,0 +1,136 @@
+/* Typed hypercalls, one HYPERVISOR_<op>() per hypercall the kernel uses.
+ *
+ * Xen ABI (x86-64 PV): a hypercall is `call hypercall_page + nr * 32`, the
+ * page Xen fills in because of the HYPERCALL_PAGE ELF note; arguments in
+ * rdi rsi rdx r10 r8, result in rax, and the stub's `syscall` clobbers rcx
+ * and r11. Xen may also change the argument registers, so each is an
+ * output too. HYPERVISOR_iret is not here: it never returns and takes its
+ * arguments on the stack, so the entry stubs jump to it (xen_iret_entry). */
+#ifndef XEN_HYPERCALL_H
+#define XEN_HYPERCALL_H
+
+#include "xen/xen_public.h"
+
+/* 4 KiB, filled by Xen at domain build (xen/hypercall_page.asm). */
+extern char hypercall_page[4096];
+
+#define HYPERCALL_CALL "call hypercall_page + %c[offset]"
+#define HYPERCALL_OFFSET(name) [offset] "i"(__HYPERVISOR_##name * 32)
+
+#define _hypercall1(name, a1)                                                                      \
+    ({                                                                                             \
+        long res_, di_ = (long)(a1);                                                               \
+        __asm__ volatile(HYPERCALL_CALL                                                            \
+                         : "=a"(res_), "+D"(di_)                                                   \
+                         : HYPERCALL_OFFSET(name)                                                  \
+                         : "rcx", "r11", "memory");                                                \
+        res_;                                                                                      \
+    })
+
+#define _hypercall2(name, a1, a2)                                                                  \
+    ({                                                                                             \
+        long res_, di_ = (long)(a1), si_ = (long)(a2);                                             \
+        __asm__ volatile(HYPERCALL_CALL                                                            \
+                         : "=a"(res_), "+D"(di_), "+S"(si_)                                        \
+                         : HYPERCALL_OFFSET(name)                                                  \
+                         : "rcx", "r11", "memory");                                                \
+        res_;                                                                                      \
+    })
+
+#define _hypercall3(name, a1, a2, a3)                                                              \
+    ({                                                                                             \
+        long res_, di_ = (long)(a1), si_ = (long)(a2), dx_ = (long)(a3);                           \
+        __asm__ volatile(HYPERCALL_CALL                                                            \
+                         : "=a"(res_), "+D"(di_), "+S"(si_), "+d"(dx_)                             \
+                         : HYPERCALL_OFFSET(name)                                                  \
+                         : "rcx", "r11", "memory");                                                \
+        res_;                                                                                      \
+    })
+
+/* The arguments are evaluated before r10 and r8 are bound, so a function
+ * call in an argument cannot clobber them. */
+#define _hypercall4(name, a1, a2, a3, a4)                                                          \
+    ({                                                                                             \
+        long res_, di_ = (long)(a1), si_ = (long)(a2), dx_ = (long)(a3), v4_ = (long)(a4);         \
+        register long r10_ __asm__("r10") = v4_;                                                   \
+        __asm__ volatile(HYPERCALL_CALL                                                            \
+                         : "=a"(res_), "+D"(di_), "+S"(si_), "+d"(dx_), "+r"(r10_)                 \
+                         : HYPERCALL_OFFSET(name)                                                  \
+                         : "rcx", "r11", "memory");                                                \
+        res_;                                                                                      \
+    })
+
+/* A hypercall the kernel cannot go on without: panics naming the op and
+ * Xen's error number (a negated errno from <xen/errno.h>). */
+void xen_must(long rc, const char *op);
+
+static inline long HYPERVISOR_console_io(int cmd, int count, const char *buf)
+{
+    return _hypercall3(console_io, cmd, count, buf);
+}
+
+static inline long HYPERVISOR_sched_op(int cmd, void *arg)
+{
+    return _hypercall2(sched_op, cmd, arg);
+}
+
+static inline long HYPERVISOR_event_channel_op(int cmd, void *arg)
+{
+    return _hypercall2(event_channel_op, cmd, arg);
+}
+
+static inline long HYPERVISOR_vcpu_op(int cmd, unsigned vcpu, void *arg)
+{
+    return _hypercall3(vcpu_op, cmd, vcpu, arg);
+}
+
+static inline long HYPERVISOR_xen_version(int cmd, void *arg)
+{
+    return _hypercall2(xen_version, cmd, arg);
+}
+
+/* traps[] ends with an entry whose address is 0. */
+static inline long HYPERVISOR_set_trap_table(const struct trap_info *traps)
+{
+    return _hypercall1(set_trap_table, traps);
+}
+
+static inline long HYPERVISOR_callback_op(int cmd, const void *arg)
+{
+    return _hypercall2(callback_op, cmd, arg);
+}
+
+/* Rewrites the leaf entry mapping va; flags are UVMF_*. */
+static inline long HYPERVISOR_update_va_mapping(uint64_t va, uint64_t pte, uint64_t flags)
+{
+    return _hypercall3(update_va_mapping, va, pte, flags);
+}
+
+static inline long HYPERVISOR_mmu_update(const struct mmu_update *reqs, unsigned count,
+                                         unsigned *done, domid_t domid)
+{
+    return _hypercall4(mmu_update, reqs, count, done, domid);
+}
+
+static inline long HYPERVISOR_mmuext_op(const struct mmuext_op *ops, unsigned count, unsigned *done,
+                                        domid_t domid)
+{
+    return _hypercall4(mmuext_op, ops, count, done, domid);
+}
+
+static inline long HYPERVISOR_physdev_op(int cmd, void *arg)
+{
+    return _hypercall2(physdev_op, cmd, arg);
+}
+
+static inline long HYPERVISOR_memory_op(unsigned cmd, void *arg)
+{
+    return _hypercall2(memory_op, cmd, arg);
+}
+
+static inline long HYPERVISOR_multicall(struct multicall_entry *calls, unsigned count)
+{
+    return _hypercall2(multicall, calls, count);
+}
+
+#endif

@@ -1,0 +1,98 @@
+/* The Xen PV entry path, in C: boot/xen_pv.asm has switched to the boot
+ * stack. Xen left us its start_info page, bootstrap page tables mapping
+ * the image and what follows it, and events masked. */
+#include "kernel/boot_info.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/string.h"
+#include "mm/kernel_map.h"
+#include "mm/pgtable.h"
+#include "pv/platform_ops.h"
+#include "xen/hypercall.h"
+#include "xen/pv_guest.h"
+
+#define START_INFO_MAGIC "xen-3.0-x86_64"
+#define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
+
+/* map_shared_info() replaces this page's frame with Xen's shared_info. */
+union xen_shared_info_page xen_shared_info_page
+    __attribute__((aligned(PAGE_SIZE), section(".bss.page_aligned")));
+
+start_info_t *xen_start_info;
+
+__attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint64_t page_round_up(uint64_t a)
+{
+    return (a + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
+
+/* Xen ABI: the shared_info page is given by machine address; a PV guest
+ * maps it itself. */
+static void map_shared_info(uint64_t maddr)
+{
+    uint64_t pte = maddr | PTE_P | PTE_W | PTE_A | PTE_D | PTE_NX;
+
+    xen_must(HYPERVISOR_update_va_mapping((uint64_t)&xen_shared_info_page, pte, UVMF_INVLPG),
+             "update_va_mapping shared_info");
+}
+
+/* Xen ABI (start_info): after the image Xen packs, page by page, any
+ * initrd, the frame list, start_info, a domU's console and store pages,
+ * its bootstrap page tables and a bootstrap stack; rsp at entry is that
+ * stack's top. All of it stays Xen's to describe, so none of it is free. */
+static uint64_t bootstrap_end(const start_info_t *si, uint64_t xen_stack_top)
+{
+    uint64_t end = page_round_up(xen_stack_top);
+
+    end = max_u64(end, si->pt_base + si->nr_pt_frames * PAGE_SIZE);
+    end = max_u64(end, page_round_up(si->mfn_list + si->nr_pages * sizeof(xen_pfn_t)));
+    end = max_u64(end, page_round_up((uint64_t)si + sizeof(*si)));
+    return end;
+}
+
+static void fill_boot_info(const start_info_t *si, uint64_t xen_stack_top)
+{
+    uint64_t kend = (uint64_t)__kernel_end;
+
+    boot_info_add_ram(&boot_info, 0, si->nr_pages * PAGE_SIZE);
+    boot_info_add_reserved(&boot_info, kend, bootstrap_end(si, xen_stack_top) - kend);
+    boot_info_set_cmdline(&boot_info, (const char *)si->cmd_line, MAX_GUEST_CMDLINE);
+}
+
+static void print_xen_banner(const start_info_t *si)
+{
+    long version = HYPERVISOR_xen_version(XENVER_version, 0);
+    xen_extraversion_t extra = {0};
+
+    HYPERVISOR_xen_version(XENVER_extraversion, extra);
+    extra[sizeof(extra) - 1] = '\0';
+    kprintf("xen: Xen %ld.%ld%s, start_info magic \"%.32s\", %lu pages, flags 0x%x\n",
+            version >> 16, version & 0xffff, extra, si->magic, si->nr_pages, si->flags);
+}
+
+void xen_start(start_info_t *si, uint64_t xen_stack_top)
+{
+    /* Without the hypercall page nothing can be said; a trap makes Xen
+     * log the crash instead. */
+    if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
+        __builtin_trap();
+    xen_start_info = si;
+    xen_console_init();
+    platform_ops = &xen_platform_ops; /* console and exit work from here on */
+    boot_info.method = BOOT_XEN_PV;
+    if (strncmp(si->magic, START_INFO_MAGIC, strlen(START_INFO_MAGIC)) != 0)
+        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, START_INFO_MAGIC);
+    map_shared_info(si->shared_info);
+    xen_traps_init();  /* exceptions reach trap_dispatch() */
+    xen_events_init(); /* upcall and failsafe callbacks, every port masked */
+    xen_ops_install(); /* pv irq and time ops, VIRQ_TIMER */
+    fill_boot_info(si, xen_stack_top);
+    print_xen_banner(si);
+    kernel_main();
+}

@@ -1,0 +1,28 @@
+/* Exceptions under Xen: the virtual IDT is a table handed to
+ * HYPERVISOR_set_trap_table, pointing at the stubs of xen/trap_entry.asm,
+ * which end in the same trap_dispatch() as native traps. */
+#include "arch/x86/trap_frame.h"
+#include "xen/hypercall.h"
+#include "xen/pv_guest.h"
+
+#define XEN_TRAP_VECTORS 32
+
+extern const uint64_t xen_trap_stubs[XEN_TRAP_VECTORS];
+
+/* One more entry than vectors: Xen ABI, the table ends at address 0. */
+static struct trap_info trap_table[XEN_TRAP_VECTORS + 1];
+
+void xen_traps_init(void)
+{
+    for (unsigned v = 0; v < XEN_TRAP_VECTORS; v++) {
+        struct trap_info *t = &trap_table[v];
+        t->vector = (uint8_t)v;
+        t->cs = FLAT_KERNEL_CS;
+        t->address = xen_trap_stubs[v];
+        /* DPL 0: no `int n` may raise it. IF: mask events on entry, as a
+         * native interrupt gate clears RFLAGS.IF. */
+        TI_SET_DPL(t, 0);
+        TI_SET_IF(t, 1);
+    }
+    xen_must(HYPERVISOR_set_trap_table(trap_table), "set_trap_table");
+}

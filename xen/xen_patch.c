@@ -1,0 +1,44 @@
+#include "xen/xen_patch.h"
+
+#define MOVB_RIP_IMM8_LEN 7 /* C6 /0 ModRM 05 (rip+disp32), disp32, imm8 */
+
+/* movb $1, upcall_mask(%rip): masks event delivery, which is all that
+ * disabling interrupts means to a PV guest; no hypercall needed. */
+static bool emit_mask_events(uint64_t site_addr, uint64_t mask_addr, struct pv_replacement *out)
+{
+    /* rip-relative: disp32 counts from the end of the instruction. */
+    int64_t disp = (int64_t)(mask_addr - (site_addr + MOVB_RIP_IMM8_LEN));
+
+    if (mask_addr == 0 || disp < INT32_MIN || disp > INT32_MAX)
+        return false;
+    out->bytes[0] = 0xc6; /* mov r/m8, imm8 */
+    out->bytes[1] = 0x05; /* ModRM: mod 00, reg /0, r/m 101 = rip+disp32 in 64-bit mode */
+    for (int i = 0; i < 4; i++)
+        out->bytes[2 + i] = (uint8_t)((uint64_t)disp >> (8 * i)); /* little-endian */
+    out->bytes[6] = 0x01;                                         /* imm8: masked */
+    out->len = MOVB_RIP_IMM8_LEN;
+    out->kind = PV_REPL_INLINE;
+    return true;
+}
+
+static void xen_replacement(const struct pv_backend *be, enum pv_op op, uint64_t site_addr,
+                            struct pv_replacement *out)
+{
+    const struct xen_patch_ctx *ctx = be->ctx;
+
+    if ((unsigned)op >= PV_OP_COUNT)
+        return;
+    if (op == PV_OP_IRQ_DISABLE && emit_mask_events(site_addr, ctx->upcall_mask_addr, out))
+        return;
+    if (ctx->direct[op] != 0) {
+        out->kind = PV_REPL_CALL;
+        out->target = ctx->direct[op];
+    }
+}
+
+void xen_patch_backend_init(struct pv_backend *be, const struct xen_patch_ctx *ctx)
+{
+    be->name = "xen";
+    be->replacement = xen_replacement;
+    be->ctx = ctx;
+}

@@ -1,0 +1,24 @@
+#include "xen/xen_time.h"
+
+uint64_t xen_tsc_delta_to_ns(uint64_t delta, uint32_t tsc_to_system_mul, int8_t tsc_shift)
+{
+    /* Xen's shifts are small; a shift by 64 or more would be undefined C. */
+    if (tsc_shift <= -64 || tsc_shift >= 64)
+        return 0;
+    if (tsc_shift < 0)
+        delta >>= -tsc_shift;
+    else
+        delta <<= tsc_shift;
+    /* Bits 32..95 of the 64x32-bit product, in 64-bit pieces: neither
+     * partial product overflows, and their sum is below 2^64. */
+    uint64_t low = (delta & 0xffffffffu) * tsc_to_system_mul;
+    uint64_t high = (delta >> 32) * tsc_to_system_mul;
+    return high + (low >> 32);
+}
+
+uint64_t xen_system_time_ns(const struct vcpu_time_info *t, uint64_t tsc)
+{
+    uint64_t delta = tsc > t->tsc_timestamp ? tsc - t->tsc_timestamp : 0;
+
+    return t->system_time + xen_tsc_delta_to_ns(delta, t->tsc_to_system_mul, t->tsc_shift);
+}
