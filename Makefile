@@ -36,7 +36,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen test unit-test boot-test xen-test setup clean format check
+.PHONY: all image iso run run-xen test unit-test boot-test pv-test xen-test tools-test setup clean format
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -74,13 +74,18 @@ include tools/tools.mk
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
 
+# Natively patched sites against the PARAVIRT=n build's instructions.
+pv-test: $(IMAGE)
+	$(MAKE) PARAVIRT=n image
+	python3 tests/pv/test_native_equivalence.py
+
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)
 
 test: $(SETUP)
 	$(MAKE) unit-test
 	$(MAKE) tools-test
-	$(MAKE) PARAVIRT=n image
+	$(MAKE) pv-test
 	$(MAKE) boot-test
 
 format:

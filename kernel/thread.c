@@ -1,10 +1,11 @@
 /* The thread table and its stacks: a static pool of slots, each a guard
  * page and a stack. Allocation and freeing only; running threads is
  * kernel/sched.c's job. */
+#include "kernel/sched.h"
+
 #include <stdint.h>
 
 #include "arch/x86/thread_arch.h"
-#include "kernel/sched.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched_core.h"

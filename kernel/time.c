@@ -7,9 +7,16 @@
 
 #include "kernel/exit.h"
 #include "pv/ops.h"
+#include "pv/static_call.h"
 #include "pv/platform_ops.h"
 
-static void (*timer_callback)(void);
+/* The timer hook is a static call (pv/static_call.h): set at run time,
+ * called without an indirect branch. */
+static void timer_callback_none(void)
+{
+}
+DEFINE_STATIC_CALL(timer_callback, timer_callback_none);
+DECLARE_STATIC_CALL(timer_callback, timer_callback_none);
 static volatile uint64_t armed_deadline;
 static volatile bool armed;
 
@@ -36,7 +43,7 @@ void timer_arm(uint64_t deadline_ns)
 
 void timer_set_callback(void (*fn)(void))
 {
-    timer_callback = fn;
+    static_call_update(timer_callback, fn ? fn : timer_callback_none);
 }
 
 void timer_interrupt(void)
@@ -48,6 +55,5 @@ void timer_interrupt(void)
         return;
     }
     armed = false; /* before the callback, which may arm again */
-    if (timer_callback)
-        timer_callback();
+    static_call(timer_callback)();
 }

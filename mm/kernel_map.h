@@ -21,6 +21,9 @@ void kernel_map_init_native(const struct boot_info *bi);
 /* Walks the live page tables: is every byte of [va, va + len) mapped? */
 bool kernel_map_is_readable(uint64_t va, size_t len);
 
+/* Walks the live page tables: the entry that maps va (any level), or 0. */
+uint64_t kernel_map_leaf(uint64_t va);
+
 /* Walks the live page tables: how many 4 KiB pages are writable and executable? */
 uint64_t kernel_map_count_wx(void);
 

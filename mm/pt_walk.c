@@ -29,6 +29,13 @@ static pte_t lookup_leaf(uint64_t va, int *leaf_level)
     return 0;
 }
 
+uint64_t kernel_map_leaf(uint64_t va)
+{
+    int level;
+
+    return lookup_leaf(va, &level);
+}
+
 bool kernel_map_is_readable(uint64_t va, size_t len)
 {
     uint64_t page = va & ~(PAGE_SIZE - 1);

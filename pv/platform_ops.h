@@ -19,6 +19,7 @@ struct platform_ops {
     uint64_t (*read_cr3)(void);                        /* machine address of the top table */
     void *(*maddr_to_virt)(uint64_t maddr);            /* where a page table can be read */
     const struct pv_backend *(*patch_backend)(void);   /* what pv call sites become */
+    void (*text_poke)(void *addr, const void *bytes, size_t len); /* write read-only text */
 };
 
 extern const struct platform_ops *platform_ops;

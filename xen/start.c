@@ -17,6 +17,7 @@
 /* map_shared_info() replaces this page's frame with Xen's shared_info. */
 union xen_shared_info_page xen_shared_info_page
     __attribute__((aligned(PAGE_SIZE), section(".bss.page_aligned")));
+_Static_assert(sizeof(xen_shared_info_page) == PAGE_SIZE, "shared_info must fit in one page");
 
 start_info_t *xen_start_info;
 

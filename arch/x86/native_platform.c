@@ -43,6 +43,7 @@ static const struct platform_ops native_platform_ops = {
     .read_cr3 = native_read_cr3,
     .maddr_to_virt = native_maddr_to_virt,
     .patch_backend = native_ops_patch_backend,
+    .text_poke = native_text_poke,
 };
 
 void native_early_init(void)

@@ -136,6 +136,7 @@ SCHED_SELFTEST = [
     r"^sched: sleep woke \d+\.\d\d ms after its deadline",
 ]
 OPTION_PROBLEM = r"^cmdline: (unknown option|bad value)"
+UNPATCHED = r"^pv: .*patching off"
 
 
 def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
@@ -149,7 +150,7 @@ def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
 
 CASES += [
     sched_boot("sched"),
-    sched_boot("sched-unpatched", cmdline="pv.patch=off"),
+    sched_boot("sched-unpatched", cmdline="pv.patch=off", expect=[UNPATCHED]),
     sched_boot("sched-inline-locks", cmdline="pv.spinlock=off sched.slice_ms=3",
                expect=[r"^sched: round robin, 3 ms slices, inline ticket spinlocks$"]),
     sched_boot("sched-qemu64", ["--cpu", "qemu64"]),
@@ -157,5 +158,5 @@ CASES += [
     sched_boot("sched-mem-32", ["--mem", "32"]),
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT),
     sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
-               timeout=XEN_TIMEOUT),
+               expect=[UNPATCHED], timeout=XEN_TIMEOUT),
 ]

@@ -1,0 +1,21 @@
+#include "pv/static_call.h"
+
+#include <stdint.h>
+
+#include "kernel/exit.h"
+#include "pv/platform_ops.h"
+
+#define JMP_REL32 0xe9
+
+void static_call_retarget(void *trampoline, void *target)
+{
+    uint8_t *t = trampoline;
+    int64_t rel = (int64_t)((uint64_t)target - ((uint64_t)trampoline + 5));
+    int32_t rel32 = (int32_t)rel;
+
+    if (t[0] != JMP_REL32)
+        panic("static call at %p is not a jmp rel32 trampoline", trampoline);
+    if (rel != rel32)
+        panic("static call target %p is out of reach of %p", target, trampoline);
+    platform_ops->text_poke(t + 1, &rel32, sizeof(rel32));
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A natively patched site must hold exactly what the PARAVIRT=n build has
+for the same wrapper, plus NOP padding.
+
+Boots build/patchbay.elf natively with pv.trace=1, which prints every site's
+bytes after patching, strips the recommended NOPs from the end of each, and
+compares them with the instructions the no-paravirt image recorded for the
+same op in .pv_native_sites (build/nopv/patchbay.elf)."""
+
+import importlib.machinery
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PV_IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+NOPV_IMAGE = os.path.join(ROOT, "build", "nopv", "patchbay.elf")
+LOG = os.path.join(ROOT, "build", "test-logs", "pv-native-equivalence.log")
+
+# Intel SDM vol. 2B, "NOP": the recommended multi-byte forms.
+NOPS = [bytes.fromhex(h) for h in (
+    "90", "6690", "0f1f00", "0f1f4000", "0f1f440000", "660f1f440000",
+    "0f1f8000000000", "0f1f840000000000", "660f1f840000000000")]
+TRACE = re.compile(r"^pv: site ([0-9a-f]+) (\w+) len (\d+):((?: [0-9a-f]{2})+) ->"
+                   r"((?: [0-9a-f]{2})+) \((.*)\)$", re.M)
+
+
+def load_pvsites():
+    path = os.path.join(ROOT, "tools", "pvsites")
+    loader = importlib.machinery.SourceFileLoader("pvsites", path)
+    spec = importlib.util.spec_from_loader("pvsites", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def strip_nops(code):
+    """code without its NOP tail, decoding the tail from the front."""
+    for end in range(len(code) + 1):
+        tail, ok = code[end:], True
+        while tail and ok:
+            ok = False
+            for nop in sorted(NOPS, key=len, reverse=True):
+                if tail.startswith(nop):
+                    tail, ok = tail[len(nop):], True
+                    break
+        if not tail:
+            return code[:end]
+    return code
+
+
+def native_instructions(pvsites):
+    """op name -> set of instruction byte strings in the PARAVIRT=n image."""
+    elf = pvsites.Elf(NOPV_IMAGE)
+    sec = elf.section(".pv_native_sites")
+    if sec is None:
+        raise SystemExit(f"{NOPV_IMAGE}: no .pv_native_sites (build it with make PARAVIRT=n)")
+    names = pvsites.op_names()
+    raw = elf.data[sec.offset:sec.offset + sec.size]
+    found = {}
+    for i in range(len(raw) // 16):
+        addr, op, length, _, _ = pvsites.DESCRIPTOR.unpack_from(raw, i * 16)
+        found.setdefault(names[op], set()).add(elf.bytes_at(addr, length))
+    return found
+
+
+def patched_sites():
+    os.makedirs(os.path.dirname(LOG), exist_ok=True)
+    rc = subprocess.call([os.path.join(ROOT, "tools", "run"), "--quiet", "--log", LOG,
+                          "--timeout", "120", "--", "pv.trace=1"])
+    if rc != 0:
+        raise SystemExit(f"boot with pv.trace=1 failed (status {rc}); see {LOG}")
+    with open(LOG, errors="replace") as f:
+        return TRACE.findall(f.read().replace("\r", ""))
+
+
+def main():
+    pvsites = load_pvsites()
+    expected = native_instructions(pvsites)
+    sites = patched_sites()
+    passed = failed = 0
+    for addr, op, _, _, after, result in sites:
+        code = strip_nops(bytes.fromhex(after.replace(" ", "")))
+        if result == "inline" and code in expected.get(op, ()):
+            passed += 1
+            continue
+        failed += 1
+        want = ", ".join(c.hex(" ") for c in sorted(expected.get(op, ()))) or "no such op"
+        print(f"FAIL site {addr} {op}: patched to {code.hex(' ')} ({result}); "
+              f"PARAVIRT=n has {want}")
+    if not sites:
+        failed += 1
+        print("FAIL no sites traced: was pv.trace=1 honoured?")
+    ops = sorted({s[1] for s in sites})
+    print(f"pv native equivalence: {len(sites)} sites over {len(ops)} ops ({', '.join(ops)})")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
