@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
+#include "kernel/sched.h"
 #include "kernel/selftest_sched.h"
 #include "kernel/selftest_time.h"
 #include "mm/kernel_map.h"
@@ -43,6 +44,7 @@ void kernel_main(void)
     platform_ops->kernel_map_init(&boot_info);   /* W^X page tables, guard pages */
     check_wx();                                  /* walk them: nothing is both W and X */
     selftest_time();                             /* clock, one-shot timer, irq delivery */
+    sched_init();                                /* this thread joins the run queue; ticks start */
     selftest_sched();                            /* threads, preemption, channel, sleep */
     fault_inject_run();                          /* fault=...: test the trap path */
     kernel_exit(EXIT_CLEAN, "");

@@ -168,7 +168,6 @@ static void check_sleep(void)
 
 void selftest_sched(void)
 {
-    sched_init();
     thread_check_stack_guards();
     check_preemption();
     check_channel();
