@@ -86,6 +86,7 @@ test: $(SETUP)
 	$(MAKE) unit-test
 	$(MAKE) tools-test
 	$(MAKE) pv-test
+	$(MAKE) xen-test
 	$(MAKE) boot-test
 
 format:
