@@ -10,6 +10,7 @@
 #include "kernel/selftest_time.h"
 #include "mm/kernel_map.h"
 #include "mm/mm_init.h"
+#include "pv/cpu.h"
 #include "pv/patching.h"
 #include "pv/platform_ops.h"
 
@@ -26,6 +27,17 @@ static void options_init(const struct boot_info *bi)
                   report_option_error, 0);
 }
 
+static void print_cpu(void)
+{
+    char brand[49];
+    const char *p = brand;
+
+    cpu_brand_string(brand);
+    while (*p == ' ')
+        p++;
+    kprintf("cpu: %s\n", *p ? p : "(no brand string)");
+}
+
 static void check_wx(void)
 {
     uint64_t wx = kernel_map_count_wx();
@@ -38,6 +50,7 @@ static void check_wx(void)
 void kernel_main(void)
 {
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
+    print_cpu();                                 /* which CPU, as this platform shows it */
     options_init(&boot_info);                    /* typed options from the command line */
     pv_patch_all(platform_ops->patch_backend()); /* rewrite call sites for this platform */
     mm_init(&boot_info);                         /* frame allocator over the memory map */

@@ -3,6 +3,7 @@
 #include "pv/site.h"
 
 /* Filled by the backend the entry path picked (arch/x86/native_ops.c or xen/). */
+struct pv_cpu_ops pv_cpu_ops;
 struct pv_irq_ops pv_irq_ops;
 struct pv_mmu_ops pv_mmu_ops;
 struct pv_time_ops pv_time_ops;

@@ -36,6 +36,16 @@ struct pv_mmu_ops {
     void (*leave_lazy_mmu)(void);                              /* ...until here */
 };
 
+/* CPU ops: what the kernel asks the CPU about itself. */
+struct cpuid_result {
+    uint32_t eax, ebx, ecx, edx;
+};
+
+struct pv_cpu_ops {
+    struct cpuid_result (*cpuid)(uint32_t leaf, uint32_t subleaf);
+};
+
+extern struct pv_cpu_ops pv_cpu_ops;
 extern struct pv_irq_ops pv_irq_ops;
 extern struct pv_mmu_ops pv_mmu_ops;
 extern struct pv_time_ops pv_time_ops;

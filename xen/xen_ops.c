@@ -127,8 +127,24 @@ static void xen_timer_init(void)
     xen_bind_virq(VIRQ_TIMER, timer_event, 0);
 }
 
+/* Xen ABI: a PV guest's plain cpuid sees the host CPU; prefixed with
+ * XEN_EMULATE_PREFIX, Xen emulates it and applies the domain's policy. */
+static struct cpuid_result xen_cpuid(uint32_t leaf, uint32_t subleaf)
+{
+    struct cpuid_result r;
+
+    __asm__ volatile(XEN_CPUID
+                     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+                     : "a"(leaf), "c"(subleaf));
+    return r;
+}
+
 void xen_ops_install(void)
 {
+    /* CPU: cpuid through Xen's emulation, so we see the domain's policy. */
+    pv_cpu_ops = (struct pv_cpu_ops){
+        .cpuid = xen_cpuid,
+    };
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops){
         .irq_disable = xen_pv_irq_disable,

@@ -3,6 +3,7 @@
  * the convention a patchable call site needs. */
 #include "arch/x86/native_ops.h"
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/native_patch.h"
 #include "arch/x86/native_time.h"
 #include "kernel/cmdline.h"
@@ -64,8 +65,21 @@ static const struct pv_time_ops native_time_ops = {
     .timer_oneshot = native_timer_oneshot,
 };
 
+static struct cpuid_result native_cpuid(uint32_t leaf, uint32_t subleaf)
+{
+    struct cpuid_regs r = cpuid(leaf, subleaf);
+
+    return (struct cpuid_result){ r.eax, r.ebx, r.ecx, r.edx };
+}
+
+static const struct pv_cpu_ops native_cpu_ops = {
+    .cpuid = native_cpuid,
+};
+
 void native_ops_install(void)
 {
+    /* CPU: the cpuid instruction. */
+    pv_cpu_ops = native_cpu_ops;
     /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
     pv_irq_ops = native_irq_ops;
     /* Time: the TSC is the clock, the local APIC timer the one-shot; both

@@ -1,0 +1,16 @@
+/* CPU identification for kernel code: cpuid through pv_cpu_ops (under Xen
+ * it must go through Xen's emulation to see the domain's view). */
+#ifndef PV_CPU_H
+#define PV_CPU_H
+
+#include "pv/ops.h"
+
+static inline struct cpuid_result cpu_id(uint32_t leaf, uint32_t subleaf)
+{
+    return pv_cpu_ops.cpuid(leaf, subleaf);
+}
+
+/* The processor brand string (CPUID 0x80000002..4) into buf[49]; "" if absent. */
+void cpu_brand_string(char buf[49]);
+
+#endif
