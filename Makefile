@@ -36,7 +36,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen test unit-test boot-test pv-test xen-test tools-test setup clean format
+.PHONY: all image iso run run-xen tour test unit-test boot-test pv-test xen-test tools-test setup clean format
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -78,6 +78,10 @@ boot-test: $(IMAGE) $(ISO)
 pv-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
 	python3 tests/pv/test_native_equivalence.py
+
+# The guided tour, extracted from the source's numbered passages.
+tour:
+	tools/tour
 
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)

@@ -24,6 +24,11 @@ PTE_PS          equ 1 << 7          ; a 2 MiB page in a page directory
 extern boot_stack_top
 
 section .boot.text progbits alloc exec nowrite align=16
+; Tour 2: Climbing into long mode.
+; The two native doors share this: a stack, page tables mapping the first
+; 4 GiB with 2 MiB pages, CR4.PAE, EFER.LME (and EFER.NXE when the CPU has
+; NX, so W^X can be enforced later), paging on, a 64-bit code segment, then
+; the C function the door named: `pvh_start` or `multiboot2_start`.
 global long_mode_enter
 long_mode_enter:
     mov esp, boot_stack_top

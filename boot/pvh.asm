@@ -9,6 +9,12 @@ extern long_mode_enter
 extern pvh_start
 
 section .boot.text progbits alloc exec nowrite align=16
+; Tour 1: Three ways in.
+; patchbay is one ELF image with three front doors. QEMU's -kernel finds the
+; PVH note (XEN_ELFNOTE_PHYS32_ENTRY in xen/elfnotes.c) and jumps here in
+; 32-bit protected mode with paging off. GRUB finds the multiboot2 header in
+; boot/multiboot2.asm. Xen finds XEN_ELFNOTE_ENTRY and starts `xen_pv_entry`
+; already in long mode. Each door does the minimum and hands over to C.
 global pvh_entry
 pvh_entry:
     mov edi, ebx                    ; arg0: hvm_start_info

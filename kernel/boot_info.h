@@ -19,6 +19,10 @@ enum boot_method {
 #define BOOT_MAX_RANGES 64
 #define BOOT_CMDLINE_MAX 1024
 
+/* Tour 4: Detection is which door you came in by.
+ * Every entry path fills this one structure (method, memory map, command
+ * line) and installs its platform's ops tables before calling `kernel_main`.
+ * Nothing later probes for a hypervisor: `boot_on_xen` just reads `method`. */
 struct boot_info {
     enum boot_method method;
     char cmdline[BOOT_CMDLINE_MAX];

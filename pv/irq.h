@@ -16,6 +16,13 @@
 
 #define PV_IRQ_SITE(member, op, len, clob) PV_SITE_OPERANDS(&pv_irq_ops.member, op, len, clob)
 
+/* Tour 7: A call site and its descriptor.
+ * `irq_disable` compiles to `call *pv_irq_ops(%rip)` (ff 15 + rel32, six
+ * bytes), padded with a NOP to PV_SITE_LEN_IRQ_DISABLE = 7, the longest
+ * replacement, and `PV_SITE` (pv/call.h) records a 16-byte descriptor in
+ * .pv_sites: address, op, length, clobbers. The table slot points at a
+ * thunk that saves every register, so the compiler can treat the site like
+ * one instruction. Unpatched, this indirect call is what runs. */
 static inline void irq_disable(void)
 {
     __asm__ volatile(PV_INDIRECT_CALL

@@ -47,6 +47,13 @@ static inline void set_pte(uint64_t *ptep, uint64_t val)
                      : "memory", "cc");
 }
 
+/* Tour 12: The pte story begins: start and commit.
+ * Changing a pte's protection is read, modify, write. Between the read and
+ * the write the CPU may set Accessed or Dirty in the entry, and a plain
+ * write would lose them. So the change is split in two ops:
+ * `ptep_modify_prot_start` returns the entry and (natively) clears it, and
+ * `ptep_modify_prot_commit` writes the new one. Under Xen the pair becomes
+ * hypercalls that can be batched, which is what made mprotect fast again. */
 static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
 {
     uint64_t old;

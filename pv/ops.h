@@ -8,6 +8,10 @@
 
 #include <stdint.h>
 
+/* Tour 5: The ops tables.
+ * Every difference between bare metal and a Xen PV guest is a slot in one
+ * of these structs of function pointers. Kernel code calls the wrappers in
+ * pv/irq.h, pv/mmu.h and pv/cpu.h; only arch/x86/ and xen/ fill the slots. */
 /* Interrupt-flag ops. "flags" is an RFLAGS image: only IF (bit 9) matters. */
 struct pv_irq_ops {
     void (*irq_disable)(void);

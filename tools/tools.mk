@@ -23,3 +23,4 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 .PHONY: tools-test
 tools-test:
 	tests/tools/test_pvsites.sh
+	tests/tools/test_tour.sh

@@ -29,6 +29,12 @@ PV_THUNKED void xen_irq_disable_fn(void)
  * evtchn_upcall_pending set and nothing else happens. After unmasking we
  * must look, and if it is set make Xen deliver: any hypercall will, as
  * Xen checks for pending events on every return to the guest. */
+/* Tour 10: Enabling is the hard part.
+ * Clearing the mask is not enough. An event that arrived while masked only
+ * set evtchn_upcall_pending; nothing will deliver it until we look. So
+ * `xen_irq_enable_fn` checks the pending byte after unmasking and, if set,
+ * makes a hypercall, on whose return Xen delivers the upcall. The boot
+ * self-test `irq: pending timer delivered on irq_enable` checks this. */
 PV_THUNKED void xen_irq_enable_fn(void)
 {
     set_upcall_mask(0);

@@ -15,6 +15,12 @@ extern thread_arch_start
 
 section .text
 
+; Tour 13: Switching threads.
+; The scheduler (kernel/sched.c) calls this with interrupts disabled and its
+; lock held; only the callee-saved registers and rsp are saved, because for
+; the compiler this is an ordinary function call. The same code runs on
+; both platforms: under Xen a preemption arrives as an event upcall on the
+; thread's own stack, and the switch happens on the way out of it.
 global context_switch
 context_switch:
     push rbp
