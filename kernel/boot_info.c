@@ -20,28 +20,27 @@ bool boot_on_xen(void)
     return boot_info.method == BOOT_XEN_PV;
 }
 
-void boot_info_add_ram(struct boot_info *bi, uint64_t base, uint64_t len)
+/* Appends [base, base + len) to a fixed array, counting what does not fit. */
+static void add_range(struct mem_range *ranges, size_t *n, size_t max, size_t *dropped,
+                      uint64_t base, uint64_t len)
 {
-    if (bi->nr_ram == BOOT_MAX_RANGES) {
-        bi->nr_ram_dropped++;
+    if (*n == max) {
+        (*dropped)++;
         return;
     }
-    bi->ram[bi->nr_ram].base = base;
-    bi->ram[bi->nr_ram].len = len;
-    bi->nr_ram++;
+    ranges[*n] = (struct mem_range){ base, len };
+    (*n)++;
+}
+
+void boot_info_add_ram(struct boot_info *bi, uint64_t base, uint64_t len)
+{
+    add_range(bi->ram, &bi->nr_ram, BOOT_MAX_RANGES, &bi->nr_ram_dropped, base, len);
 }
 
 void boot_info_add_reserved(struct boot_info *bi, uint64_t base, uint64_t len)
 {
-    size_t max = sizeof(bi->reserved) / sizeof(bi->reserved[0]);
-
-    if (bi->nr_reserved == max) {
-        bi->nr_reserved_dropped++;
-        return;
-    }
-    bi->reserved[bi->nr_reserved].base = base;
-    bi->reserved[bi->nr_reserved].len = len;
-    bi->nr_reserved++;
+    add_range(bi->reserved, &bi->nr_reserved, sizeof(bi->reserved) / sizeof(bi->reserved[0]),
+              &bi->nr_reserved_dropped, base, len);
 }
 
 /* Copies at most max bytes of the loader's string; the loader's copy may be
