@@ -36,7 +36,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen tour test unit-test boot-test pv-test xen-test tools-test setup clean format
+.PHONY: all image iso run run-xen tour check test unit-test boot-test pv-test xen-test tools-test setup clean format
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -93,8 +93,17 @@ test: $(SETUP)
 	$(MAKE) xen-test
 	$(MAKE) boot-test
 
+C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h tests/unit/*.c tools/*.c)
+
 format:
-	clang-format -i $(KERNEL_C) $(wildcard */*.h */*/*.h tests/unit/*.c)
+	clang-format -i $(C_SOURCES)
+
+# Style and static analysis: clang-format and cppcheck, when installed.
+check:
+	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_SOURCES); fi
+	@if command -v cppcheck >/dev/null; then cppcheck --quiet --error-exitcode=1 \
+		--enable=warning,portability --std=c11 -I. $(XEN_ABI) -DCONFIG_PARAVIRT=1 \
+		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen bench tools; fi
 
 clean:
 	rm -rf $(BUILD)

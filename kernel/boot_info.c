@@ -28,7 +28,7 @@ static void add_range(struct mem_range *ranges, size_t *n, size_t max, size_t *d
         (*dropped)++;
         return;
     }
-    ranges[*n] = (struct mem_range){ base, len };
+    ranges[*n] = (struct mem_range){base, len};
     (*n)++;
 }
 

@@ -27,12 +27,12 @@ struct boot_info {
     enum boot_method method;
     char cmdline[BOOT_CMDLINE_MAX];
     bool cmdline_truncated;
-    size_t nr_ram;                     /* usable RAM from the loader's map */
+    size_t nr_ram; /* usable RAM from the loader's map */
     struct mem_range ram[BOOT_MAX_RANGES];
-    size_t nr_ram_dropped;             /* map entries beyond BOOT_MAX_RANGES */
-    size_t nr_reserved;                /* loader data the allocator must not hand out */
+    size_t nr_ram_dropped; /* map entries beyond BOOT_MAX_RANGES */
+    size_t nr_reserved;    /* loader data the allocator must not hand out */
     struct mem_range reserved[8];
-    size_t nr_reserved_dropped;        /* must stay 0: mm_init() checks */
+    size_t nr_reserved_dropped; /* must stay 0: mm_init() checks */
 };
 
 extern struct boot_info boot_info;

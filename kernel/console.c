@@ -34,7 +34,7 @@ static void console_buffer_putc(char c, void *ctx)
 
 int vkprintf(const char *fmt, va_list ap)
 {
-    struct console_buffer cb = { .len = 0 };
+    struct console_buffer cb = {.len = 0};
     int n = kformat(console_buffer_putc, &cb, fmt, ap);
 
     console_flush(&cb);

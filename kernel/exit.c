@@ -21,7 +21,7 @@ void panic(const char *fmt, ...)
     char reason[160];
     va_list ap;
 
-    if (panicking++)    /* a panic while panicking: just stop */
+    if (panicking++) /* a panic while panicking: just stop */
         platform_ops->exit(EXIT_FAILURE);
     va_start(ap, fmt);
     kvsnprintf(reason, sizeof(reason), fmt, ap);

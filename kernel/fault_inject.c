@@ -9,11 +9,11 @@
 
 enum fault_kind { FAULT_NONE, FAULT_PF, FAULT_UD, FAULT_GP, FAULT_DE, FAULT_STACK };
 
-static const char *const fault_choices[] = { "none", "pf", "ud", "gp", "de", "stack", 0 };
+static const char *const fault_choices[] = {"none", "pf", "ud", "gp", "de", "stack", 0};
 static int fault_kind = FAULT_NONE;
 OPTION_ENUM(fault_kind, "fault", fault_choices, "commit a deliberate fault after boot");
 
-#define UNMAPPED_ADDRESS 0x8  /* page 0 is never mapped */
+#define UNMAPPED_ADDRESS 0x8 /* page 0 is never mapped */
 #define NON_CANONICAL_ADDRESS 0x8000000000000000ULL
 
 /* Each frame takes 256 bytes of stack until the guard page is hit; the
@@ -42,7 +42,7 @@ void fault_inject_run(void)
         *unmapped = 1;
         break;
     case FAULT_UD:
-        __builtin_trap();  /* an undefined instruction (ud2 on x86) */
+        __builtin_trap(); /* an undefined instruction (ud2 on x86) */
         break;
     case FAULT_GP:
         (void)*non_canonical;

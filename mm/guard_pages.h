@@ -8,14 +8,14 @@
 #include <stdint.h>
 
 struct guard_region {
-    const void *first;  /* the first guard page */
-    uint64_t stride;    /* bytes from one guard page to the next */
+    const void *first; /* the first guard page */
+    uint64_t stride;   /* bytes from one guard page to the next */
     uint64_t count;
 };
 
-#define GUARD_PAGES(name, first_, stride_, count_)                                       \
-    static const struct guard_region guard_region_##name                                 \
-        __attribute__((section("guard_pages"), used, aligned(8))) = {                    \
+#define GUARD_PAGES(name, first_, stride_, count_)                                                 \
+    static const struct guard_region guard_region_##name                                           \
+        __attribute__((section("guard_pages"), used, aligned(8))) = {                              \
             .first = (first_), .stride = (stride_), .count = (count_)}
 
 extern const struct guard_region __start_guard_pages[], __stop_guard_pages[];

@@ -6,7 +6,7 @@
 #include "mm/frame_alloc.h"
 #include "mm/kernel_map.h"
 
-#define LOW_MEMORY_END (1ULL << 20)  /* BIOS data, option ROMs: never ours */
+#define LOW_MEMORY_END (1ULL << 20) /* BIOS data, option ROMs: never ours */
 #define MIB ((uint64_t)1 << 20)
 
 void mm_init(const struct boot_info *bi)
@@ -17,9 +17,9 @@ void mm_init(const struct boot_info *bi)
 
     if (bi->nr_reserved_dropped)
         panic("boot information has %zu more reserved ranges than fit", bi->nr_reserved_dropped);
-    reserved[n++] = (struct mem_range){ 0, LOW_MEMORY_END };
-    reserved[n++] = (struct mem_range){ (uint64_t)__kernel_start,
-                                        (uint64_t)(__kernel_end - __kernel_start) };
+    reserved[n++] = (struct mem_range){0, LOW_MEMORY_END};
+    reserved[n++] =
+        (struct mem_range){(uint64_t)__kernel_start, (uint64_t)(__kernel_end - __kernel_start)};
     for (size_t i = 0; i < bi->nr_reserved; i++)
         reserved[n++] = bi->reserved[i];
     frame_alloc_init(bi->ram, bi->nr_ram, reserved, n);

@@ -14,7 +14,7 @@ typedef uint64_t pte_t;
 #define PTE_PCD (1ULL << 4)
 #define PTE_A (1ULL << 5)
 #define PTE_D (1ULL << 6)
-#define PTE_PS (1ULL << 7)  /* in a PDPT or PD entry: a 1 GiB or 2 MiB page */
+#define PTE_PS (1ULL << 7) /* in a PDPT or PD entry: a 1 GiB or 2 MiB page */
 #define PTE_G (1ULL << 8)
 #define PTE_NX (1ULL << 63)
 #define PTE_ADDR_MASK 0x000ffffffffff000ULL

@@ -25,21 +25,21 @@
  * one instruction. Unpatched, this indirect call is what runs. */
 static inline void irq_disable(void)
 {
-    __asm__ volatile(PV_INDIRECT_CALL
-                     :
-                     : PV_IRQ_SITE(irq_disable, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE,
-                                   PV_CLOBBER_NONE)
-                     : "memory", "cc");
+    __asm__ volatile(
+        PV_INDIRECT_CALL
+        :
+        : PV_IRQ_SITE(irq_disable, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE, PV_CLOBBER_NONE)
+        : "memory", "cc");
 }
 
 /* Delivers, before it returns, whatever became pending while disabled. */
 static inline void irq_enable(void)
 {
-    __asm__ volatile(PV_INDIRECT_CALL
-                     :
-                     : PV_IRQ_SITE(irq_enable, PV_OP_IRQ_ENABLE, PV_SITE_LEN_DEFAULT,
-                                   PV_CLOBBER_NONE)
-                     : "memory", "cc");
+    __asm__ volatile(
+        PV_INDIRECT_CALL
+        :
+        : PV_IRQ_SITE(irq_enable, PV_OP_IRQ_ENABLE, PV_SITE_LEN_DEFAULT, PV_CLOBBER_NONE)
+        : "memory", "cc");
 }
 
 static inline unsigned long irq_save_flags(void)
@@ -56,8 +56,8 @@ static inline void irq_restore(unsigned long flags)
 {
     __asm__ volatile(PV_INDIRECT_CALL
                      :
-                     : "D"(flags), PV_IRQ_SITE(restore_fl, PV_OP_RESTORE_FL,
-                                               PV_SITE_LEN_RESTORE_FL, PV_CLOBBER_NONE)
+                     : "D"(flags), PV_IRQ_SITE(restore_fl, PV_OP_RESTORE_FL, PV_SITE_LEN_RESTORE_FL,
+                                               PV_CLOBBER_NONE)
                      : "memory", "cc");
 }
 
@@ -67,8 +67,7 @@ static inline void safe_halt(void)
 {
     __asm__ volatile(PV_INDIRECT_CALL
                      :
-                     : PV_IRQ_SITE(safe_halt, PV_OP_SAFE_HALT, PV_SITE_LEN_DEFAULT,
-                                   PV_CLOBBER_NONE)
+                     : PV_IRQ_SITE(safe_halt, PV_OP_SAFE_HALT, PV_SITE_LEN_DEFAULT, PV_CLOBBER_NONE)
                      : "memory", "cc");
 }
 
@@ -88,21 +87,27 @@ static inline unsigned long irq_save_flags(void)
 {
     unsigned long flags;
     __asm__ volatile(PV_NATIVE_SITE("pushf\n\tpop %%rax")
-                     : "=a"(flags) : PV_NATIVE_OPERANDS(PV_OP_SAVE_FL) : "memory");
+                     : "=a"(flags)
+                     : PV_NATIVE_OPERANDS(PV_OP_SAVE_FL)
+                     : "memory");
     return flags;
 }
 
 static inline void irq_restore(unsigned long flags)
 {
     __asm__ volatile(PV_NATIVE_SITE("push %%rdi\n\tpopf")
-                     : : "D"(flags), PV_NATIVE_OPERANDS(PV_OP_RESTORE_FL) : "memory", "cc");
+                     :
+                     : "D"(flags), PV_NATIVE_OPERANDS(PV_OP_RESTORE_FL)
+                     : "memory", "cc");
 }
 
 /* sti's shadow covers hlt: an interrupt pending at sti wakes the hlt. */
 static inline void safe_halt(void)
 {
     __asm__ volatile(PV_NATIVE_SITE("sti\n\thlt")
-                     : : PV_NATIVE_OPERANDS(PV_OP_SAFE_HALT) : "memory");
+                     :
+                     : PV_NATIVE_OPERANDS(PV_OP_SAFE_HALT)
+                     : "memory");
 }
 
 #endif /* CONFIG_PARAVIRT */

@@ -10,7 +10,7 @@
 
 #if CONFIG_PARAVIRT
 
-#define PV_MMU_SITE(member, op, clob) \
+#define PV_MMU_SITE(member, op, clob)                                                              \
     PV_SITE_OPERANDS(&pv_mmu_ops.member, op, PV_SITE_LEN_DEFAULT, clob)
 
 static inline uint64_t read_cr3(void)
@@ -59,20 +59,20 @@ static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
     uint64_t old;
     __asm__ volatile(PV_INDIRECT_CALL
                      : "=a"(old)
-                     : "D"(ptep), PV_MMU_SITE(ptep_modify_prot_start,
-                                              PV_OP_PTEP_MODIFY_PROT_START, PV_CLOBBER_RAX)
+                     : "D"(ptep), PV_MMU_SITE(ptep_modify_prot_start, PV_OP_PTEP_MODIFY_PROT_START,
+                                              PV_CLOBBER_RAX)
                      : "memory", "cc");
     return old;
 }
 
 static inline void ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
 {
-    __asm__ volatile(PV_INDIRECT_CALL
-                     :
-                     : "D"(ptep), "S"(val),
-                       PV_MMU_SITE(ptep_modify_prot_commit, PV_OP_PTEP_MODIFY_PROT_COMMIT,
-                                   PV_CLOBBER_NONE)
-                     : "memory", "cc");
+    __asm__ volatile(
+        PV_INDIRECT_CALL
+        :
+        : "D"(ptep), "S"(val),
+          PV_MMU_SITE(ptep_modify_prot_commit, PV_OP_PTEP_MODIFY_PROT_COMMIT, PV_CLOBBER_NONE)
+        : "memory", "cc");
 }
 
 static inline void enter_lazy_mmu(void)
@@ -97,26 +97,34 @@ static inline uint64_t read_cr3(void)
 {
     uint64_t v;
     __asm__ volatile(PV_NATIVE_SITE("mov %%cr3, %%rax")
-                     : "=a"(v) : PV_NATIVE_OPERANDS(PV_OP_READ_CR3) : "memory");
+                     : "=a"(v)
+                     : PV_NATIVE_OPERANDS(PV_OP_READ_CR3)
+                     : "memory");
     return v;
 }
 
 static inline void write_cr3(uint64_t v)
 {
     __asm__ volatile(PV_NATIVE_SITE("mov %%rdi, %%cr3")
-                     : : "D"(v), PV_NATIVE_OPERANDS(PV_OP_WRITE_CR3) : "memory");
+                     :
+                     : "D"(v), PV_NATIVE_OPERANDS(PV_OP_WRITE_CR3)
+                     : "memory");
 }
 
 static inline void flush_tlb_one(uint64_t va)
 {
     __asm__ volatile(PV_NATIVE_SITE("invlpg (%%rdi)")
-                     : : "D"(va), PV_NATIVE_OPERANDS(PV_OP_FLUSH_TLB_ONE) : "memory");
+                     :
+                     : "D"(va), PV_NATIVE_OPERANDS(PV_OP_FLUSH_TLB_ONE)
+                     : "memory");
 }
 
 static inline void set_pte(uint64_t *ptep, uint64_t val)
 {
     __asm__ volatile(PV_NATIVE_SITE("mov %%rsi, (%%rdi)")
-                     : : "D"(ptep), "S"(val), PV_NATIVE_OPERANDS(PV_OP_SET_PTE) : "memory");
+                     :
+                     : "D"(ptep), "S"(val), PV_NATIVE_OPERANDS(PV_OP_SET_PTE)
+                     : "memory");
 }
 
 /* Clearing the entry while it is changed keeps the CPU from setting
@@ -125,7 +133,8 @@ static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
 {
     uint64_t old;
     __asm__ volatile(PV_NATIVE_SITE("xor %%eax, %%eax\n\txchg %%rax, (%%rdi)")
-                     : "=&a"(old) : "D"(ptep), PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_START)
+                     : "=&a"(old)
+                     : "D"(ptep), PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_START)
                      : "memory");
     return old;
 }
@@ -133,8 +142,9 @@ static inline uint64_t ptep_modify_prot_start(uint64_t *ptep)
 static inline void ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
 {
     __asm__ volatile(PV_NATIVE_SITE("mov %%rsi, (%%rdi)")
-                     : : "D"(ptep), "S"(val),
-                         PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_COMMIT) : "memory");
+                     :
+                     : "D"(ptep), "S"(val), PV_NATIVE_OPERANDS(PV_OP_PTEP_MODIFY_PROT_COMMIT)
+                     : "memory");
 }
 
 static inline void enter_lazy_mmu(void)

@@ -15,16 +15,16 @@
 /* Interrupt-flag ops. "flags" is an RFLAGS image: only IF (bit 9) matters. */
 struct pv_irq_ops {
     void (*irq_disable)(void);
-    void (*irq_enable)(void);          /* delivers anything that became pending */
+    void (*irq_enable)(void); /* delivers anything that became pending */
     unsigned long (*save_fl)(void);
     void (*restore_fl)(unsigned long flags);
-    void (*safe_halt)(void);           /* enable and wait for an interrupt, with no lost wake-up */
+    void (*safe_halt)(void); /* enable and wait for an interrupt, with no lost wake-up */
 };
 
 /* Time: a monotonic clock and one one-shot timer per CPU. */
 struct pv_time_ops {
-    uint64_t (*now_ns)(void);                  /* nanoseconds since boot, monotonic */
-    void (*timer_oneshot)(uint64_t deadline_ns);/* call the timer handler at or after deadline */
+    uint64_t (*now_ns)(void);                    /* nanoseconds since boot, monotonic */
+    void (*timer_oneshot)(uint64_t deadline_ns); /* call the timer handler at or after deadline */
 };
 
 /* Page-table ops. ptep is where the kernel reads the entry (its virtual
@@ -34,10 +34,10 @@ struct pv_mmu_ops {
     void (*write_cr3)(uint64_t cr3);
     void (*flush_tlb_one)(uint64_t va);
     void (*set_pte)(uint64_t *ptep, uint64_t val);
-    uint64_t (*ptep_modify_prot_start)(uint64_t *ptep);        /* returns the entry */
+    uint64_t (*ptep_modify_prot_start)(uint64_t *ptep); /* returns the entry */
     void (*ptep_modify_prot_commit)(uint64_t *ptep, uint64_t val);
-    void (*enter_lazy_mmu)(void);                              /* updates may be batched... */
-    void (*leave_lazy_mmu)(void);                              /* ...until here */
+    void (*enter_lazy_mmu)(void); /* updates may be batched... */
+    void (*leave_lazy_mmu)(void); /* ...until here */
 };
 
 /* CPU ops: what the kernel asks the CPU about itself. */

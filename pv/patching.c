@@ -11,7 +11,7 @@
 
 extern const struct pv_site __pv_sites_start[], __pv_sites_end[];
 
-static const char *const patch_choices[] = { "on", "off", 0 };
+static const char *const patch_choices[] = {"on", "off", 0};
 static int patch_choice;
 OPTION_ENUM(patch_choice, "pv.patch", patch_choices, "rewrite paravirt call sites at boot");
 static bool trace_sites;
@@ -27,8 +27,10 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
                        enum pv_patch_result r)
 {
     static const char *const results[] = {
-        [PV_PATCHED_INLINE] = "inline", [PV_PATCHED_CALL] = "call",
-        [PV_KEPT_NO_TEMPLATE] = "kept: no template", [PV_KEPT_TOO_LONG] = "kept: too long",
+        [PV_PATCHED_INLINE] = "inline",
+        [PV_PATCHED_CALL] = "call",
+        [PV_KEPT_NO_TEMPLATE] = "kept: no template",
+        [PV_KEPT_TOO_LONG] = "kept: too long",
         [PV_REJECTED] = "rejected",
     };
 
@@ -48,9 +50,9 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
  * counted. This runs before `kernel_map_init` makes text read-only. */
 void pv_patch_all(const struct pv_backend *be)
 {
-    struct pv_text text = { (uint8_t *)__text_start, (uint64_t)__text_start,
-                            (uint64_t)(__text_end - __text_start) };
-    struct pv_patch_stats stats = { 0 };
+    struct pv_text text = {(uint8_t *)__text_start, (uint64_t)__text_start,
+                           (uint64_t)(__text_end - __text_start)};
+    struct pv_patch_stats stats = {0};
     char line[PV_PATCH_SUMMARY_LEN];
 
     if (patch_choice != 0) {

@@ -54,9 +54,9 @@ enum pv_op {
 /* Site lengths: the 6-byte indirect call `call *table+off(%rip)`, or the
  * longest replacement any backend writes, whichever is longer. */
 #define PV_INDIRECT_CALL_LEN 6
-#define PV_SITE_LEN_IRQ_DISABLE 7   /* Xen: movb $1, mask(%rip) */
-#define PV_SITE_LEN_RESTORE_FL 9    /* native condsti: test $0x200,%edi; jz 1f; sti */
+#define PV_SITE_LEN_IRQ_DISABLE 7 /* Xen: movb $1, mask(%rip) */
+#define PV_SITE_LEN_RESTORE_FL 9  /* native condsti: test $0x200,%edi; jz 1f; sti */
 #define PV_SITE_LEN_DEFAULT 6
-#define PV_SITE_MAX_LEN 15          /* the longest x86 instruction; the patcher rejects more */
+#define PV_SITE_MAX_LEN 15 /* the longest x86 instruction; the patcher rejects more */
 
 #endif

@@ -7,7 +7,7 @@
 #include "xen/hypercall.h"
 #include "xen/pv_guest.h"
 
-const struct pv_backend *xen_ops_patch_backend(void);         /* xen/xen_patching.c */
+const struct pv_backend *xen_ops_patch_backend(void);          /* xen/xen_patching.c */
 void xen_text_poke(void *addr, const void *bytes, size_t len); /* xen/text_poke.c */
 
 #define DEBUG_EXIT_PORT 0xf4 /* QEMU -device isa-debug-exit,iobase=0xf4 */

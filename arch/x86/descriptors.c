@@ -30,7 +30,7 @@ struct descriptor_table_pointer {
     uint64_t base;
 } __attribute__((packed));
 
-#define GATE_INTERRUPT_DPL0 0x8e  /* present, 64-bit interrupt gate: IF cleared on entry */
+#define GATE_INTERRUPT_DPL0 0x8e /* present, 64-bit interrupt gate: IF cleared on entry */
 #define TSS_AVAILABLE 0x89
 
 /* One guard page then the stack; kernel_map leaves the guard unmapped. */
@@ -44,7 +44,8 @@ static uint64_t gdt[5] = {
     0,
     0x00af9a000000ffff, /* KERNEL_CS: 64-bit code, ring 0 */
     0x00cf92000000ffff, /* KERNEL_DS */
-    0, 0,               /* TSS_SELECTOR: a 16-byte system descriptor, filled at run time */
+    0,
+    0, /* TSS_SELECTOR: a 16-byte system descriptor, filled at run time */
 };
 
 static void gdt_set_tss(void)
@@ -71,13 +72,13 @@ static void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist)
 
 static void load_gdt_and_segments(void)
 {
-    struct descriptor_table_pointer p = { sizeof(gdt) - 1, (uint64_t)gdt };
+    struct descriptor_table_pointer p = {sizeof(gdt) - 1, (uint64_t)gdt};
 
     __asm__ volatile("lgdt %0\n\t"
                      "pushq %1\n\t"
                      "leaq 1f(%%rip), %%rax\n\t"
                      "pushq %%rax\n\t"
-                     "lretq\n"          /* reload CS with our own selector */
+                     "lretq\n" /* reload CS with our own selector */
                      "1:\n\t"
                      "movw %w2, %%ds\n\t"
                      "movw %w2, %%es\n\t"
@@ -90,10 +91,11 @@ static void load_gdt_and_segments(void)
 
 void descriptors_init_native(void)
 {
-    struct descriptor_table_pointer idtr = { sizeof(idt) - 1, (uint64_t)idt };
+    struct descriptor_table_pointer idtr = {sizeof(idt) - 1, (uint64_t)idt};
 
-    tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(double_fault_stack_area + sizeof(double_fault_stack_area));
-    tss.iomap_base = sizeof(tss);   /* no I/O bitmap */
+    tss.ist[IST_DOUBLE_FAULT - 1] =
+        (uint64_t)(double_fault_stack_area + sizeof(double_fault_stack_area));
+    tss.iomap_base = sizeof(tss); /* no I/O bitmap */
     gdt_set_tss();
     load_gdt_and_segments();
     for (unsigned v = 0; v < 256; v++)

@@ -6,7 +6,7 @@
 #define KERNEL_DS 0x10
 #define TSS_SELECTOR 0x18
 
-#define IST_DOUBLE_FAULT 1  /* #DF runs on its own stack: the fault may be a stack overflow */
+#define IST_DOUBLE_FAULT 1 /* #DF runs on its own stack: the fault may be a stack overflow */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

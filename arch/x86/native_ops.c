@@ -69,7 +69,7 @@ static struct cpuid_result native_cpuid(uint32_t leaf, uint32_t subleaf)
 {
     struct cpuid_regs r = cpuid(leaf, subleaf);
 
-    return (struct cpuid_result){ r.eax, r.ebx, r.ecx, r.edx };
+    return (struct cpuid_result){r.eax, r.ebx, r.ecx, r.edx};
 }
 
 static const struct pv_cpu_ops native_cpu_ops = {
@@ -94,14 +94,14 @@ void native_ops_install(void)
 
 /* The 2016 LKML proposal: a restore that never has to disable can be a
  * conditional sti, avoiding popf's cost. */
-static const char *const restore_fl_choices[] = { "popf", "condsti", 0 };
+static const char *const restore_fl_choices[] = {"popf", "condsti", 0};
 static int restore_fl_choice;
 OPTION_ENUM(restore_fl_choice, "pv.restore_fl", restore_fl_choices,
             "native restore_fl template: push;popf or test;jz;sti");
 
 const struct pv_backend *native_ops_patch_backend(void)
 {
-    struct native_patch_ctx ctx = { .restore_fl_condsti = restore_fl_choice == 1 };
+    struct native_patch_ctx ctx = {.restore_fl_condsti = restore_fl_choice == 1};
 
     return native_patch_backend(&ctx);
 }

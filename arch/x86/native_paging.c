@@ -12,7 +12,7 @@
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
 
-#define BOOT_MAPPED_LIMIT (4ULL << 30)  /* what the boot tables reach */
+#define BOOT_MAPPED_LIMIT (4ULL << 30) /* what the boot tables reach */
 
 static pte_t *new_pml4;
 static uint64_t nx_bit;

@@ -8,7 +8,7 @@
 #include "mm/kernel_map.h"
 #include "pv/platform_ops.h"
 
-#define DEBUG_EXIT_PORT 0xf4    /* QEMU -device isa-debug-exit,iobase=0xf4 */
+#define DEBUG_EXIT_PORT 0xf4 /* QEMU -device isa-debug-exit,iobase=0xf4 */
 #define KBC_COMMAND_PORT 0x64
 #define KBC_PULSE_RESET 0xfe
 

@@ -10,8 +10,7 @@
 
 static void pvh_read_memmap(const struct hvm_start_info *si)
 {
-    const struct hvm_memmap_table_entry *map =
-        (const void *)(uintptr_t)si->memmap_paddr;
+    const struct hvm_memmap_table_entry *map = (const void *)(uintptr_t)si->memmap_paddr;
 
     for (uint32_t i = 0; i < si->memmap_entries; i++) {
         if (map[i].type == XEN_HVM_MEMMAP_TYPE_RAM)

@@ -14,16 +14,26 @@
 static trap_handler_fn trap_handlers[256];
 
 static const char *const trap_names[32] = {
-    [TRAP_DE] = "#DE divide error",       [TRAP_DB] = "#DB debug",
-    [TRAP_NMI] = "#NMI",                  [TRAP_BP] = "#BP breakpoint",
-    [TRAP_OF] = "#OF overflow",           [TRAP_BR] = "#BR bound range",
-    [TRAP_UD] = "#UD invalid opcode",     [TRAP_NM] = "#NM device not available",
-    [TRAP_DF] = "#DF double fault",       [TRAP_TS] = "#TS invalid TSS",
-    [TRAP_NP] = "#NP segment not present", [TRAP_SS] = "#SS stack fault",
-    [TRAP_GP] = "#GP general protection", [TRAP_PF] = "#PF page fault",
-    [TRAP_MF] = "#MF x87 error",          [TRAP_AC] = "#AC alignment check",
-    [TRAP_MC] = "#MC machine check",      [TRAP_XM] = "#XM SIMD error",
-    [TRAP_VE] = "#VE virtualization",     [TRAP_CP] = "#CP control protection",
+    [TRAP_DE] = "#DE divide error",
+    [TRAP_DB] = "#DB debug",
+    [TRAP_NMI] = "#NMI",
+    [TRAP_BP] = "#BP breakpoint",
+    [TRAP_OF] = "#OF overflow",
+    [TRAP_BR] = "#BR bound range",
+    [TRAP_UD] = "#UD invalid opcode",
+    [TRAP_NM] = "#NM device not available",
+    [TRAP_DF] = "#DF double fault",
+    [TRAP_TS] = "#TS invalid TSS",
+    [TRAP_NP] = "#NP segment not present",
+    [TRAP_SS] = "#SS stack fault",
+    [TRAP_GP] = "#GP general protection",
+    [TRAP_PF] = "#PF page fault",
+    [TRAP_MF] = "#MF x87 error",
+    [TRAP_AC] = "#AC alignment check",
+    [TRAP_MC] = "#MC machine check",
+    [TRAP_XM] = "#XM SIMD error",
+    [TRAP_VE] = "#VE virtualization",
+    [TRAP_CP] = "#CP control protection",
 };
 
 void trap_set_handler(unsigned vector, trap_handler_fn fn)
