@@ -36,7 +36,8 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen tour check test unit-test boot-test pv-test xen-test tools-test setup clean format
+.PHONY: all image iso run run-xen tour check test unit-test boot-test pv-test xen-test tools-test \
+	bench bench-test setup clean format
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -51,6 +52,11 @@ setup: $(SETUP)
 $(BUILD)/kernel/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+# The one object built with retpolines: its indirect call goes through
+# __x86_indirect_thunk_<reg> (arch/x86/retpoline.asm), for the call benchmarks.
+$(BUILD)/kernel/bench/call_retpoline.o: KERNEL_CFLAGS += -mindirect-branch=thunk-extern \
+	-mindirect-branch-register
 
 $(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -86,12 +92,26 @@ tour:
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)
 
+# Every benchmark in every configuration (tools/bench_configs.py), both
+# builds: build/bench/results.json and report.md. ICOUNT=1 counts
+# instructions instead of TSC time, identically run to run.
+bench: $(IMAGE)
+	$(MAKE) PARAVIRT=n image
+	tools/bench $(if $(filter 1,$(ICOUNT)),--icount)
+
+# Every benchmark in every configuration with few iterations (their checks,
+# never their timings), and two icount runs that must count the same.
+bench-test: $(IMAGE)
+	$(MAKE) PARAVIRT=n image
+	tests/bench/test_bench.sh
+
 test: $(SETUP)
 	$(MAKE) unit-test
 	$(MAKE) tools-test
 	$(MAKE) pv-test
 	$(MAKE) xen-test
 	$(MAKE) boot-test
+	$(MAKE) bench-test
 
 C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h tests/unit/*.c tools/*.c)
 

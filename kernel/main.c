@@ -1,5 +1,6 @@
 /* kernel_main: where every entry path meets, once the platform ops are
  * installed and boot_info is filled. One bring-up step per line. */
+#include "bench/bench.h"
 #include "kernel/boot_info.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
@@ -8,8 +9,11 @@
 #include "kernel/sched.h"
 #include "kernel/selftest_sched.h"
 #include "kernel/selftest_time.h"
+#include "kernel/write_barrier.h"
+#include "mm/dirty_test.h"
 #include "mm/kernel_map.h"
 #include "mm/mm_init.h"
+#include "mm/vm.h"
 #include "pv/cpu.h"
 #include "pv/patching.h"
 #include "pv/platform_ops.h"
@@ -47,6 +51,13 @@ static void check_wx(void)
         panic("W^X violated: %lu pages are writable and executable", wx);
 }
 
+/* bench=...: each benchmark prints its own line, a failed check included. */
+static void run_benchmarks(void)
+{
+    if (bench_run_selected() > 0)
+        kernel_exit(EXIT_FAILURE, "bench: a benchmark failed its check");
+}
+
 void kernel_main(void)
 {
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
@@ -56,9 +67,13 @@ void kernel_main(void)
     mm_init(&boot_info);                         /* frame allocator over the memory map */
     platform_ops->kernel_map_init(&boot_info);   /* W^X page tables, guard pages */
     check_wx();                                  /* walk them: nothing is both W and X */
+    vm_init();                                   /* memory areas; #PF goes to their handlers */
     selftest_time();                             /* clock, one-shot timer, irq delivery */
     sched_init();                                /* this thread joins the run queue; ticks start */
     selftest_sched();                            /* threads, preemption, channel, sleep */
+    mm_dirty_test();                             /* mm.dirtytest=1: D survives mprotect */
+    write_barrier_run();                         /* wl=on: the mprotect-heavy workload */
     fault_inject_run();                          /* fault=...: test the trap path */
+    run_benchmarks();                            /* bench=...: measure, then end the run */
     kernel_exit(EXIT_CLEAN, "");
 }

@@ -11,6 +11,7 @@
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* All zeroes is an unlocked lock. */
@@ -34,6 +35,9 @@ void spin_unlock(struct spinlock *l);
 /* What spin_lock() runs, for the boot log: pv_lock_ops' name, or
  * "inline ticket" with pv.spinlock=off. */
 const char *spin_lock_kind(void);
+
+/* True when spin_lock() goes through pv_lock_ops (pv.spinlock=on). */
+bool spin_lock_uses_pv_ops(void);
 
 /* True if some thread holds l: for assertions. */
 static inline int spin_is_locked(const struct spinlock *l)

@@ -91,6 +91,18 @@ static inline void leave_lazy_mmu(void)
                      : "memory", "cc");
 }
 
+/* Not call sites: they run once per new page table, so a plain call
+ * through the table costs nothing worth patching. */
+static inline void make_page_table(uint64_t pa, int level)
+{
+    pv_mmu_ops.make_page_table(pa, level);
+}
+
+static inline void set_table_entry(uint64_t *entryp, uint64_t val)
+{
+    pv_mmu_ops.set_table_entry(entryp, val);
+}
+
 #else /* !CONFIG_PARAVIRT: exactly the native templates of arch/x86/native_patch.c */
 
 static inline uint64_t read_cr3(void)
@@ -147,12 +159,27 @@ static inline void ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
                      : "memory");
 }
 
+/* No instructions, but a site record of length 0, so a test can match a
+ * patched site's NOPs with it, and a compiler barrier, as the call is. */
 static inline void enter_lazy_mmu(void)
 {
+    __asm__ volatile(PV_NATIVE_SITE("") : : PV_NATIVE_OPERANDS(PV_OP_ENTER_LAZY_MMU) : "memory");
 }
 
 static inline void leave_lazy_mmu(void)
 {
+    __asm__ volatile(PV_NATIVE_SITE("") : : PV_NATIVE_OPERANDS(PV_OP_LEAVE_LAZY_MMU) : "memory");
+}
+
+/* Natively a zeroed frame is a page table as it stands. */
+static inline void make_page_table(uint64_t pa, int level)
+{
+    (void)pa, (void)level;
+}
+
+static inline void set_table_entry(uint64_t *entryp, uint64_t val)
+{
+    *(volatile uint64_t *)entryp = val;
 }
 
 #endif /* CONFIG_PARAVIRT */

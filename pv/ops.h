@@ -38,6 +38,11 @@ struct pv_mmu_ops {
     void (*ptep_modify_prot_commit)(uint64_t *ptep, uint64_t val);
     void (*enter_lazy_mmu)(void); /* updates may be batched... */
     void (*leave_lazy_mmu)(void); /* ...until here */
+    /* Rare, so called through the table from C, never patched (no site):
+     * the zeroed frame at pa is about to become a level-`level` table... */
+    void (*make_page_table)(uint64_t pa, int level);
+    /* ...and is linked in by writing an entry of a level 2..4 table. */
+    void (*set_table_entry)(uint64_t *entryp, uint64_t val);
 };
 
 /* CPU ops: what the kernel asks the CPU about itself. */

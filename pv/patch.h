@@ -37,6 +37,9 @@ struct pv_backend {
     void (*replacement)(const struct pv_backend *be, enum pv_op op, uint64_t site_addr,
                         struct pv_replacement *out);
     const void *ctx; /* the backend's own data */
+    /* What sets this backend apart from its platform's default, for
+     * reports: NULL, or e.g. "restore_fl=condsti". */
+    const char *variant;
 };
 
 /* Text to patch: host memory `bytes` holds addresses [start, start + len). */

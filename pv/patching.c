@@ -16,6 +16,7 @@ static int patch_choice;
 OPTION_ENUM(patch_choice, "pv.patch", patch_choices, "rewrite paravirt call sites at boot");
 static bool trace_sites;
 OPTION_BOOL(trace_sites, "pv.trace", "print each site's bytes before and after patching");
+static const struct pv_backend *patched_with;
 
 static void print_bytes(const uint8_t *p, unsigned len)
 {
@@ -73,4 +74,10 @@ void pv_patch_all(const struct pv_backend *be)
     }
     pv_patch_summary(&stats, be->name, line, sizeof(line));
     kprintf("%s\n", line);
+    patched_with = be;
+}
+
+const struct pv_backend *pv_patched_with(void)
+{
+    return patched_with;
 }

@@ -9,4 +9,8 @@ struct pv_backend;
  * text is still writable, before the kernel map makes it read-only. */
 void pv_patch_all(const struct pv_backend *be);
 
+/* The backend pv_patch_all() rewrote the sites with; NULL if it left them
+ * alone (pv.patch=off) or has not run. */
+const struct pv_backend *pv_patched_with(void);
+
 #endif

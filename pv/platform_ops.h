@@ -18,6 +18,7 @@ struct platform_ops {
     void (*kernel_map_init)(const struct boot_info *bi); /* final W^X page tables */
     uint64_t (*read_cr3)(void);                          /* machine address of the top table */
     void *(*maddr_to_virt)(uint64_t maddr);              /* where a page table can be read */
+    uint64_t (*phys_to_maddr)(uint64_t pa);              /* what an entry holds for frame pa */
     const struct pv_backend *(*patch_backend)(void);     /* what pv call sites become */
     void (*text_poke)(void *addr, const void *bytes, size_t len); /* write read-only text */
 };

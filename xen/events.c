@@ -129,17 +129,32 @@ void xen_failsafe(struct trap_frame *f)
     trap_fatal(f, "Xen failsafe callback");
 }
 
+/* Gives a freshly bound port its handler, then unmasks it. */
+static evtchn_port_t install_handler(evtchn_port_t port, const char *what, evtchn_handler_fn fn,
+                                     void *data)
+{
+    if (port >= EVTCHN_MAX_HANDLED)
+        panic("xen: %s got port %u; only ports below %d can have handlers", what, port,
+              EVTCHN_MAX_HANDLED);
+    handlers[port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0};
+    xen_evtchn_unmask(port);
+    return port;
+}
+
 evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data)
 {
     struct evtchn_bind_virq bind = {.virq = virq, .vcpu = 0};
 
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_virq, &bind), "event_channel_op bind_virq");
-    if (bind.port >= EVTCHN_MAX_HANDLED)
-        panic("xen: VIRQ %u got port %u; only ports below %d can have handlers", virq, bind.port,
-              EVTCHN_MAX_HANDLED);
-    handlers[bind.port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0};
-    xen_evtchn_unmask(bind.port);
-    return bind.port;
+    return install_handler(bind.port, "a VIRQ", fn, data);
+}
+
+evtchn_port_t xen_bind_ipi(evtchn_handler_fn fn, void *data)
+{
+    struct evtchn_bind_ipi bind = {.vcpu = 0};
+
+    xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_ipi, &bind), "event_channel_op bind_ipi");
+    return install_handler(bind.port, "an IPI", fn, data);
 }
 
 static void register_callback(uint16_t type, uint16_t flags, const void *entry)

@@ -18,6 +18,10 @@ typedef void (*evtchn_handler_fn)(evtchn_port_t port, struct trap_frame *f, void
 /* Binds virq on vCPU 0 to fn and unmasks the port; panics on failure. */
 evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data);
 
+/* Binds a new IPI port on vCPU 0 to fn and unmasks it: an event this vCPU
+ * can send itself. Panics on failure. */
+evtchn_port_t xen_bind_ipi(evtchn_handler_fn fn, void *data);
+
 void xen_evtchn_mask(evtchn_port_t port);
 void xen_evtchn_unmask(evtchn_port_t port);
 void xen_evtchn_clear(evtchn_port_t port);

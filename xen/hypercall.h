@@ -128,6 +128,12 @@ static inline long HYPERVISOR_memory_op(unsigned cmd, void *arg)
     return _hypercall2(memory_op, cmd, arg);
 }
 
+/* Turns a VMASST_TYPE_* assist on or off (VMASST_CMD_*). */
+static inline long HYPERVISOR_vm_assist(unsigned cmd, unsigned type)
+{
+    return _hypercall2(vm_assist, cmd, type);
+}
+
 static inline long HYPERVISOR_multicall(struct multicall_entry *calls, unsigned count)
 {
     return _hypercall2(multicall, calls, count);

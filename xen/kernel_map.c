@@ -18,6 +18,7 @@
 #include "pv/platform_ops.h"
 #include "xen/hypercall.h"
 #include "xen/pv_guest.h"
+#include "xen/xen_mmu.h"
 
 #define MMU_BATCH 128 /* entries per mmu_update hypercall */
 
@@ -231,4 +232,5 @@ void xen_kernel_map_init(const struct boot_info *bi)
     for (uint64_t va = 0; va < ram_end; va += LARGE_PAGE_SIZE)
         map_ram_chunk(va, ram_end);
     flush_tlb();
+    xen_mmu_mode_init(); /* the map is final and xen.mmu= is read: set up pte updates */
 }

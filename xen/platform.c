@@ -55,6 +55,12 @@ static void *xen_maddr_to_virt(uint64_t maddr)
     return (void *)((mfn_to_pfn(maddr >> 12) << 12) | (maddr & 0xfff));
 }
 
+/* Xen ABI: a PV guest's entries hold machine frames, not its own. */
+static uint64_t xen_phys_to_maddr(uint64_t pa)
+{
+    return (pfn_to_mfn(pa >> 12) << 12) | (pa & 0xfff);
+}
+
 const struct platform_ops xen_platform_ops = {
     .name = "xen",
     .console_write = xen_console_write,
@@ -63,6 +69,7 @@ const struct platform_ops xen_platform_ops = {
     .kernel_map_init = xen_kernel_map_init,
     .read_cr3 = xen_read_cr3,
     .maddr_to_virt = xen_maddr_to_virt,
+    .phys_to_maddr = xen_phys_to_maddr,
     .patch_backend = xen_ops_patch_backend,
     .text_poke = xen_text_poke,
 };

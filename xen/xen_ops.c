@@ -1,13 +1,15 @@
 /* Xen's paravirt ops. Interrupts: vcpu_info's evtchn_upcall_mask stands in
  * for RFLAGS.IF, and an upcall stands in for an interrupt. Time: Xen's
  * system time, read from vcpu_info, and the vCPU's one-shot timer, which
- * raises VIRQ_TIMER. xen_ops_install() assigns every op. */
+ * raises VIRQ_TIMER. Page tables: xen/xen_mmu.c. xen_ops_install()
+ * assigns every op. */
 #include "kernel/time.h"
 #include "pv/call.h"
 #include "pv/ops.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/pv_guest.h"
+#include "xen/xen_mmu.h"
 #include "xen/xen_time.h"
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
@@ -159,6 +161,10 @@ void xen_ops_install(void)
         .restore_fl = xen_pv_restore_fl,
         .safe_halt = xen_pv_safe_halt,
     };
+    /* Page tables: mmu_update and mmuext_op, one at a time or batched in
+     * multicalls, or plain stores Xen traps (xen.mmu=, xen/xen_mmu.c). */
+    xen_mmu_init();
+    pv_mmu_ops = xen_mmu_ops;
     /* Time: Xen system time and the one-shot vCPU timer. */
     pv_time_ops = (struct pv_time_ops){
         .now_ns = xen_now_ns,

@@ -46,4 +46,5 @@ void xen_patch_backend_init(struct pv_backend *be, const struct xen_patch_ctx *c
     be->name = "xen";
     be->replacement = xen_replacement;
     be->ctx = ctx;
+    be->variant = NULL;
 }

@@ -44,6 +44,17 @@ PV_THUNKED void native_lazy_mmu_nop(void)
 {
 }
 
+/* A zeroed frame is a valid, empty table as it stands. */
+PV_THUNKED void native_make_page_table(uint64_t pa, int level)
+{
+    (void)pa, (void)level;
+}
+
+PV_THUNKED void native_set_table_entry(uint64_t *entryp, uint64_t val)
+{
+    *(volatile uint64_t *)entryp = val;
+}
+
 uint64_t native_pv_read_cr3(void);
 void native_pv_write_cr3(uint64_t);
 void native_pv_flush_tlb_one(uint64_t);
@@ -51,6 +62,8 @@ void native_pv_set_pte(uint64_t *, uint64_t);
 uint64_t native_pv_ptep_modify_prot_start(uint64_t *);
 void native_pv_ptep_modify_prot_commit(uint64_t *, uint64_t);
 void native_pv_lazy_mmu_nop(void);
+void native_pv_make_page_table(uint64_t, int);
+void native_pv_set_table_entry(uint64_t *, uint64_t);
 
 PV_THUNK_RET(native_pv_read_cr3, native_read_cr3_fn);
 PV_THUNK_VOID(native_pv_write_cr3, native_write_cr3_fn);
@@ -59,6 +72,8 @@ PV_THUNK_VOID(native_pv_set_pte, native_set_pte);
 PV_THUNK_RET(native_pv_ptep_modify_prot_start, native_ptep_modify_prot_start);
 PV_THUNK_VOID(native_pv_ptep_modify_prot_commit, native_ptep_modify_prot_commit);
 PV_THUNK_VOID(native_pv_lazy_mmu_nop, native_lazy_mmu_nop);
+PV_THUNK_VOID(native_pv_make_page_table, native_make_page_table);
+PV_THUNK_VOID(native_pv_set_table_entry, native_set_table_entry);
 
 const struct pv_mmu_ops native_mmu_ops = {
     .read_cr3 = native_pv_read_cr3,
@@ -69,4 +84,6 @@ const struct pv_mmu_ops native_mmu_ops = {
     .ptep_modify_prot_commit = native_pv_ptep_modify_prot_commit,
     .enter_lazy_mmu = native_pv_lazy_mmu_nop,
     .leave_lazy_mmu = native_pv_lazy_mmu_nop,
+    .make_page_table = native_pv_make_page_table,
+    .set_table_entry = native_pv_set_table_entry,
 };

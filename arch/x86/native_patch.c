@@ -76,7 +76,10 @@ static const struct native_patch_ctx condsti_ctx = {.restore_fl_condsti = true};
 
 static const struct pv_backend backends[2] = {
     {.name = "native", .replacement = native_replacement, .ctx = &plain_ctx},
-    {.name = "native", .replacement = native_replacement, .ctx = &condsti_ctx},
+    {.name = "native",
+     .replacement = native_replacement,
+     .ctx = &condsti_ctx,
+     .variant = "restore_fl=condsti"},
 };
 
 const struct pv_backend *native_patch_backend(const struct native_patch_ctx *ctx)

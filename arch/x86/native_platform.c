@@ -34,6 +34,12 @@ static void *native_maddr_to_virt(uint64_t maddr)
     return (void *)maddr;
 }
 
+/* Entries hold physical addresses: there is nothing beneath us. */
+static uint64_t native_phys_to_maddr(uint64_t pa)
+{
+    return pa;
+}
+
 static const struct platform_ops native_platform_ops = {
     .name = "native",
     .console_write = serial_write,
@@ -42,6 +48,7 @@ static const struct platform_ops native_platform_ops = {
     .kernel_map_init = kernel_map_init_native,
     .read_cr3 = native_read_cr3,
     .maddr_to_virt = native_maddr_to_virt,
+    .phys_to_maddr = native_phys_to_maddr,
     .patch_backend = native_ops_patch_backend,
     .text_poke = native_text_poke,
 };

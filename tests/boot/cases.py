@@ -11,10 +11,17 @@ Each case is a dict:
              'fail' = a kernel-reported failure (1..100, never a time-out
              or a crash without a kernel exit)                      (default 0)
   timeout    seconds before tools/run kills QEMU                    (default 60)
+  check      a function given the console text that returns None, or a
+             string saying what is wrong: for what a regex cannot say,
+             such as a ratio of two numbers in a line          (default None)
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
 """
+
+import re
+
+from write_barrier_model import summary_regex
 
 PASS = r"^patchbay: PASS$"
 FAIL = r"^patchbay: FAIL "
@@ -159,4 +166,86 @@ CASES += [
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT),
     sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
                expect=[UNPATCHED], timeout=XEN_TIMEOUT),
+]
+
+# bench=: an unknown name is reported with the known ones and the rest still
+# run; a Xen-only benchmark says it was skipped natively. tools/bench runs
+# every benchmark in every configuration (tests/bench/test_bench.sh).
+BENCH_QUICK = "bench.iters=10 bench.reps=3"
+CASES += [
+    dict(name="bench-bad-name", cmdline="bench=bogus,save_fl,xen_hypercall " + BENCH_QUICK,
+         expect=[r"^bench: unknown benchmark 'bogus' \(known: all, irq, .*\bsave_fl\b.*\)$",
+                 r"^bench: name=save_fl config=native-patched iters=10 reps=3 "
+                 r"cycles_min=\d+\.\d\d cycles_median=\d+\.\d\d$",
+                 r"^bench: name=xen_hypercall config=native-patched skipped=\"runs on xen only\"$"],
+         reject=CLEAN + [r"^bench: name=\S+ .*failed="], last_line=PASS, status=0),
+]
+
+# The pte story (docs/mm.md): the write-barrier workload (wl=on) and the
+# dirty-bit test (mm.dirtytest=1), natively and in each xen.mmu mode. The
+# workload's summary must match the Python model of it exactly, on every
+# platform and in every mode.
+MMSTATS = (r"^mmstats: ptes=(\d+) hypercalls=(\d+) multicalls=\d+ mc_entries_mean=\d+\.\d\d "
+           r"mc_entries_max=\d+ traps_emulated=(\d+) faults=(\d+) tlb_flushes=\d+$")
+DIRTY_KEPT = r"^mm: dirty bit kept across mprotect$"
+START_CLEARED = r"^mm: start cleared the pte; nothing could dirty it before the commit$"
+START_LIVE = r"^mm: start left the pte live; a write before the commit stayed dirty$"
+
+
+def batched_reprotect(text):
+    """Under xen.mmu=batch, fewer than 1 hypercall per 16 ptes in the
+    whole-heap mprotect. The mmstats line counts the cycles: each fault
+    unprotects one page with exactly one hypercall, which no batching can
+    avoid (the faulting write retries at once), so the rest of the ptes and
+    hypercalls are the re-protects'."""
+    m = re.search(MMSTATS, text, re.MULTILINE)
+    if not m:
+        return "no mmstats line"
+    ptes, hypercalls, _, faults = (int(g) for g in m.groups())
+    if hypercalls < faults or ptes <= faults:
+        return "mmstats: %d hypercalls, %d ptes for %d faults" % (hypercalls, ptes, faults)
+    ratio = (hypercalls - faults) / (ptes - faults)
+    if ratio >= 1 / 16:
+        return "re-protect took %.4f hypercalls per pte, not below 1/16" % ratio
+    return None
+
+
+def mm_boot(name, args=(), cmdline="", method="native/pvh", expect=(), check=None,
+            timeout=NATIVE_TIMEOUT):
+    """wl=on mm.dirtytest=1 must pass its own checks and match the model."""
+    return dict(name=name, args=list(args), cmdline=("wl=on mm.dirtytest=1 " + cmdline).strip(),
+                expect=[r"^patchbay: booting via " + method + "$", DIRTY_KEPT, MMSTATS,
+                        summary_regex()] + list(expect),
+                reject=CLEAN + [OPTION_PROBLEM], last_line=PASS, status=0, check=check,
+                timeout=timeout)
+
+
+def xen_mm_boot(mode, suffix="", cmdline="", expect=(), check=None):
+    return mm_boot("mm-xen-" + mode + suffix, ["--xen"], "xen.mmu=" + mode + " " + cmdline,
+                   "xen-pv", [r"^xen: pte updates by %s: " % mode] + list(expect), check,
+                   XEN_TIMEOUT)
+
+
+NO_HYPERCALLS = r"^mmstats: .* hypercalls=0 multicalls=0 .* traps_emulated=0 "
+CASES += [
+    mm_boot("mm-native", expect=[START_CLEARED, NO_HYPERCALLS]),
+    mm_boot("mm-native-unpatched", cmdline="pv.patch=off",
+            expect=[UNPATCHED, START_CLEARED, NO_HYPERCALLS]),
+    # Another partition of the heap: 3 mutators, odd sizes, another seed.
+    dict(name="mm-native-3-mutators", cmdline="wl=on wl.pages=500 wl.threads=3 wl.cycles=3 "
+         "wl.seed=7", expect=[summary_regex(500, 3, 3, 7)], reject=CLEAN + [OPTION_PROBLEM],
+         last_line=PASS, status=0),
+    # Every pte write is a trap Xen emulates: start's xchg and the commit.
+    xen_mm_boot("trap", expect=[START_CLEARED, r"A/D bits: start clears the pte$",
+                                r"^mmstats: .* traps_emulated=[1-9]\d* "]),
+    xen_mm_boot("hypercall", expect=[START_LIVE, r"MMU_PT_UPDATE_PRESERVE_AD$",
+                                     r"^mmstats: .* multicalls=0 .* traps_emulated=0 "]),
+    xen_mm_boot("batch", expect=[START_LIVE, r"MMU_PT_UPDATE_PRESERVE_AD$",
+                                 r"^mmstats: .* multicalls=[1-9]\d* .* traps_emulated=0 "],
+                check=batched_reprotect),
+    # Without MMU_PT_UPDATE_PRESERVE_AD start clears the pte (a trapped
+    # xchg) and the commits still batch.
+    xen_mm_boot("batch", "-no-preserve-ad", "xen.preserve_ad=off",
+                expect=[START_CLEARED, r"start clears the pte \(xen\.preserve_ad=off\)$"],
+                check=batched_reprotect),
 ]

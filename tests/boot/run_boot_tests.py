@@ -25,9 +25,10 @@ RUN = os.path.join(ROOT, "tools", "run")
 sys.path.insert(0, HERE)
 from cases import CASES  # noqa: E402
 
-FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout"}
+FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
+          "check"}
 DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
-                timeout=60)
+                timeout=60, check=None)
 TAIL_LINES = 30
 # Terminal control sequences (GRUB draws its menu with them) and other
 # control characters except newline and tab.
@@ -51,6 +52,8 @@ def normalise(case):
     c.update(case)
     if c["status"] != "fail" and not isinstance(c["status"], int):
         raise ValueError("case %s: status must be an int or 'fail'" % c["name"])
+    if c["check"] is not None and not callable(c["check"]):
+        raise ValueError("case %s: check must be a function of the console text" % c["name"])
     if isinstance(c["expect"], str) or isinstance(c["reject"], str):
         raise ValueError("case %s: expect and reject are lists of regexes" % c["name"])
     for rx in list(c["expect"]) + list(c["reject"]) + [c["last_line"] or ""]:
@@ -107,6 +110,10 @@ def check(case, status, text, stderr):
         last = lines[-1] if lines else "(no output)"
         if not re.search(case["last_line"], last):
             reasons.append("last line %r does not match /%s/" % (last, case["last_line"]))
+    if case["check"] is not None:
+        problem = case["check"](text)
+        if problem:
+            reasons.append(problem)
     return reasons
 
 

@@ -389,7 +389,7 @@ static void long_inline(const struct pv_backend *be, enum pv_op op, uint64_t sit
 
 static void test_replacement_longer_than_site_kept(void **state)
 {
-    const struct pv_backend be = {"long", long_inline, NULL};
+    const struct pv_backend be = {.name = "long", .replacement = long_inline};
     struct native_patch_ctx condsti = {.restore_fl_condsti = true};
     struct xen_patch_ctx xctx = {.upcall_mask_addr = 0x20a001};
     struct pv_backend xen;

@@ -44,6 +44,20 @@ UNIT_SRCS_wait_queue := kernel/wait_queue.c kernel/thread_list.c
 UNIT_TESTS += channel
 UNIT_SRCS_channel := kernel/channel.c kernel/ring_buffer.c
 
+UNIT_TESTS += pte_prot
+UNIT_SRCS_pte_prot := mm/pte_prot.c
+
+UNIT_TESTS += vma
+UNIT_SRCS_vma := mm/vma.c
+
+# Xen is faked in the test: it runs the queued calls and can refuse one.
+UNIT_TESTS += multicall
+UNIT_SRCS_multicall := xen/multicall.c
+
+# kprintf is captured in the test: per-op figures and bench= parsing are real.
+UNIT_TESTS += bench
+UNIT_SRCS_bench := bench/stats.c bench/select.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.

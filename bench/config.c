@@ -1,0 +1,81 @@
+/* The config= field of a result line: which platform, which build, and
+ * what in this run changes the code the benchmarks measure. */
+#include "bench/config.h"
+
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "kernel/printf.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "pv/call.h"
+#include "pv/patch.h"
+#include "pv/patching.h"
+#include "pv/platform_ops.h"
+
+struct text {
+    char *buf;
+    size_t size, len;
+};
+
+static void add(struct text *t, const char *fmt, const char *a, const char *b)
+{
+    int n = ksnprintf(t->buf + t->len, t->size - t->len, fmt, a, b);
+
+    t->len = n < 0 || (size_t)n >= t->size - t->len ? t->size - 1 : t->len + (size_t)n;
+}
+
+static const char *build_kind(void)
+{
+    if (!CONFIG_PARAVIRT)
+        return "nopv";
+    return pv_patched_with() ? "patched" : "unpatched";
+}
+
+static const struct option *find_option(const char *key)
+{
+    for (const struct option *o = __start_options; o < __stop_options; o++)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return 0;
+}
+
+/* "+key=value" for an option registered with BENCH_CONFIG_OPTION. */
+static void add_option(struct text *t, const char *key)
+{
+    const struct option *o = find_option(key);
+    char number[24];
+
+    if (!o)
+        return;
+    switch (o->type) {
+    case OPT_BOOL:
+        add(t, "+%s=%s", key, *(const bool *)o->value ? "on" : "off");
+        break;
+    case OPT_UINT:
+        ksnprintf(number, sizeof(number), "%lu", *(const uint64_t *)o->value);
+        add(t, "+%s=%s", key, number);
+        break;
+    case OPT_ENUM:
+        add(t, "+%s=%s", key, o->choices[*(const int *)o->value]);
+        break;
+    case OPT_STRING:
+        add(t, "+%s=%s", key, (const char *)o->value);
+        break;
+    }
+}
+
+void bench_config(char *buf, size_t size)
+{
+    const struct pv_backend *be = pv_patched_with();
+    struct text t = {buf, size, 0};
+
+    add(&t, "%s-%s", platform_ops->name, build_kind());
+    for (const struct bench_config_option *c = __start_bench_options; c < __stop_bench_options; c++)
+        if (strcmp(c->platform, platform_ops->name) == 0)
+            add_option(&t, c->key);
+    /* A PARAVIRT=n image has no sites, so no backend variant shows in it. */
+    if (CONFIG_PARAVIRT && be && be->variant)
+        add(&t, "+%s%s", be->variant, "");
+    if (!spin_lock_uses_pv_ops())
+        add(&t, "+%s%s", "spinlock=off", "");
+}

@@ -1,0 +1,66 @@
+/* Uncontended spinlocks: what every lock round trip costs on one CPU.
+ * spin_lock() goes through pv_lock_ops (an indirect call) with
+ * pv.spinlock=on, or is the ticket lock inline with pv.spinlock=off;
+ * the irqsave form adds three irq call sites (save_fl, irq_disable,
+ * restore_fl), the paths where the 2006 patching numbers moved most. */
+#include "bench/bench.h"
+#include "bench/loop.h"
+#include "kernel/spinlock.h"
+#include "pv/irq.h"
+
+#define LOCK_ITERS 100000
+
+static struct spinlock lock;
+static uint64_t rounds_expected;
+static unsigned long flags_seen;
+
+static const char *prepare_lock(void)
+{
+    lock = (struct spinlock){0};
+    rounds_expected = 0;
+    flags_seen = ~0UL;
+    return 0;
+}
+
+/* Each round takes one ticket and serves it: both counters moved by
+ * exactly the number of rounds, and the lock is free. */
+static const char *check_lock(void)
+{
+    if (spin_is_locked(&lock))
+        return "the lock is still held";
+    if (lock.owner != (uint32_t)rounds_expected)
+        return "the lock served a different number of tickets";
+    if (!(flags_seen & X86_EFLAGS_IF))
+        return "spin_lock_irqsave returned flags without IF while enabled";
+    if (!(irq_save_flags() & X86_EFLAGS_IF))
+        return "interrupts left disabled";
+    return 0;
+}
+
+static uint64_t measure_lock_unlock(uint64_t n)
+{
+    rounds_expected += n;
+    return BENCH_TIME_LOOP(n, spin_lock(&lock); spin_unlock(&lock));
+}
+
+BENCH_DEFINE(spin_lock_unlock, .name = "spin_lock_unlock", .group = "locks", .iters = LOCK_ITERS,
+             .subtract_loop = true, .prepare = prepare_lock, .measure = measure_lock_unlock,
+             .check = check_lock);
+
+static uint64_t measure_lock_irqsave(uint64_t n)
+{
+    unsigned long all = ~0UL;
+    uint64_t t = BENCH_TIME_LOOP(n, {
+        unsigned long flags = spin_lock_irqsave(&lock);
+        all &= flags;
+        spin_unlock_irqrestore(&lock, flags);
+    });
+
+    rounds_expected += n;
+    flags_seen &= all;
+    return t;
+}
+
+BENCH_DEFINE(spin_lock_irqsave, .name = "spin_lock_irqsave", .group = "locks", .iters = LOCK_ITERS,
+             .subtract_loop = true, .prepare = prepare_lock, .measure = measure_lock_irqsave,
+             .check = check_lock);

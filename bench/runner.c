@@ -1,0 +1,114 @@
+/* Runs the benchmarks bench= selects, one result line each.
+ *
+ * Every benchmark runs once to warm up (caches, TCG's translated blocks,
+ * lazily built state), then bench.reps times. The empty BENCH_LOOP is
+ * measured first and reported as its own line (name=loop_overhead); its
+ * minimum per iteration is taken off every benchmark with subtract_loop. */
+#include "bench/bench.h"
+
+#include "bench/config.h"
+#include "bench/empty_loop.h"
+#include "bench/order.h"
+#include "bench/select.h"
+#include "bench/stats.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/string.h"
+#include "pv/platform_ops.h"
+
+#define BENCH_MAX 64
+#define REPS_MAX 99
+#define LOOP_OVERHEAD_ITERS 100000
+
+static char bench_list[256];
+OPTION_STRING(bench_list, "bench",
+              "benchmarks to run after the self-tests: NAME,..., a group, all");
+static uint64_t iters_override;
+OPTION_UINT(iters_override, "bench.iters", 0, 100000000, "ops per repetition; 0: each one's own");
+static uint64_t reps = 15;
+OPTION_UINT(reps, "bench.reps", 1, REPS_MAX, "timed repetitions of each benchmark");
+
+static uint64_t iters_for(uint64_t own)
+{
+    return iters_override ? iters_override : own;
+}
+
+static void print_result(const char *name, const char *config, uint64_t n, struct bench_summary s)
+{
+    kprintf("bench: name=%s config=%s iters=%lu reps=%lu cycles_min=%lu.%02lu "
+            "cycles_median=%lu.%02lu\n",
+            name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100);
+}
+
+/* The empty loop's cost per iteration, in hundredths of a tick. */
+static uint64_t measure_loop_overhead(const char *config)
+{
+    uint64_t samples[REPS_MAX], n = iters_for(LOOP_OVERHEAD_ITERS);
+
+    bench_empty_loop(n);
+    for (uint64_t r = 0; r < reps; r++)
+        samples[r] = bench_per_op(bench_empty_loop(n), n, 0);
+    struct bench_summary s = bench_summarise(samples, reps);
+    print_result("loop_overhead", config, n, s);
+    return s.min;
+}
+
+/* Returns false if the benchmark failed. */
+static bool run_one(const struct bench *b, const char *config, uint64_t loop_overhead)
+{
+    uint64_t samples[REPS_MAX], n = iters_for(b->iters);
+    const char *why;
+
+    if (b->platform && strcmp(b->platform, platform_ops->name) != 0) {
+        kprintf("bench: name=%s config=%s skipped=\"runs on %s only\"\n", b->name, config,
+                b->platform);
+        return true;
+    }
+    why = b->prepare ? b->prepare() : 0;
+    if (!why) {
+        b->measure(n);
+        for (uint64_t r = 0; r < reps; r++)
+            samples[r] = bench_per_op(b->measure(n), n, b->subtract_loop ? loop_overhead : 0);
+        why = b->check ? b->check() : 0;
+    }
+    if (why) {
+        kprintf("bench: name=%s config=%s failed=\"%s\"\n", b->name, config, why);
+        return false;
+    }
+    print_result(b->name, config, n, bench_summarise(samples, reps));
+    return true;
+}
+
+static bool any_subtracts_loop(const struct bench *const table[], size_t count, const bool chosen[])
+{
+    for (size_t i = 0; i < count; i++)
+        if (chosen[i] && table[i]->subtract_loop)
+            return true;
+    return false;
+}
+
+int bench_run_selected(void)
+{
+    const struct bench *table[BENCH_MAX];
+    size_t count, selected = 0;
+    bool chosen[BENCH_MAX] = {false};
+    char config[BENCH_CONFIG_LEN];
+    uint64_t loop_overhead = 0;
+    int failed = 0;
+
+    if (!bench_list[0])
+        return 0;
+    count = bench_ordered(table, BENCH_MAX);
+    bench_select(bench_list, table, count, chosen);
+    bench_config(config, sizeof(config));
+    for (size_t i = 0; i < count; i++)
+        selected += chosen[i];
+    kprintf("bench: %zu selected, config %s, %lu repetitions each\n", selected, config, reps);
+    if (any_subtracts_loop(table, count, chosen))
+        loop_overhead = measure_loop_overhead(config);
+    for (size_t i = 0; i < count; i++)
+        if (chosen[i] && !run_one(table[i], config, loop_overhead))
+            failed++;
+    return failed;
+}

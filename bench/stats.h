@@ -1,0 +1,21 @@
+/* From repetitions to the two figures a result line reports. Values are
+ * fixed point: hundredths of a TSC tick per op. */
+#ifndef BENCH_STATS_H
+#define BENCH_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bench_summary {
+    uint64_t min;    /* hundredths per op */
+    uint64_t median; /* hundredths per op; the mean of the middle two for an even count */
+};
+
+/* Hundredths of a tick per op for n ops that took ticks, less overhead
+ * (hundredths per op), never below zero. */
+uint64_t bench_per_op(uint64_t ticks, uint64_t n, uint64_t overhead);
+
+/* Sorts samples[0..count) and summarises them; count >= 1. */
+struct bench_summary bench_summarise(uint64_t samples[], size_t count);
+
+#endif

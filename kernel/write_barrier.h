@@ -1,0 +1,17 @@
+#ifndef KERNEL_WRITE_BARRIER_H
+#define KERNEL_WRITE_BARRIER_H
+
+#include <stdint.h>
+
+/* wl=on: runs the write-barrier workload (kernel/write_barrier.c) and
+ * prints its summary and the mm counters; panics if a check fails.
+ * Returns at once without wl=on. Call from thread context. */
+void write_barrier_run(void);
+
+/* For the benchmarks: runs `cycles` collection cycles of the same
+ * workload (wl.pages, wl.threads, wl.seed), with all its checks, on a heap
+ * kept from one call to the next; adds the pages that faulted to *faults
+ * and returns the TSC ticks the cycles took. Panics if a check fails. */
+uint64_t write_barrier_bench_cycles(uint64_t cycles, uint64_t *faults);
+
+#endif

@@ -1,0 +1,227 @@
+/* Memory areas: map, unmap and mprotect over the window's page tables.
+ *
+ * Each pte loop runs in a lazy MMU section, so a hypervisor backend may
+ * queue the updates and apply them at leave_lazy_mmu(), and changes a pte
+ * with the start/commit pair, so Accessed and Dirty bits the CPU sets
+ * while the entry changes are never lost. The TLB flush is queued in the
+ * same section: under Xen it travels in the same batch as the updates. */
+#include "mm/vm.h"
+
+#include "kernel/exit.h"
+#include "kernel/string.h"
+#include "mm/frame_alloc.h"
+#include "mm/mm_stats.h"
+#include "mm/vm_internal.h"
+#include "pv/mmu.h"
+#include "pv/platform_ops.h"
+
+#define VM_MAX_AREAS 64
+#define UNMAP_BATCH 64 /* pages cleared before their frames are freed */
+
+struct spinlock vm_lock;
+static struct vma_list areas;
+static struct vma area_pool[VM_MAX_AREAS]; /* a slot is free while its end is 0 */
+
+static struct vma *area_alloc(void)
+{
+    for (int i = 0; i < VM_MAX_AREAS; i++) {
+        if (area_pool[i].end == 0)
+            return &area_pool[i];
+    }
+    return NULL;
+}
+
+/* Invalidates [start, end): per page, or all at once above the ceiling. */
+static void flush_tlb_range(uint64_t start, uint64_t end)
+{
+    uint64_t pages = (end - start) / PAGE_SIZE;
+
+    if (pages > VM_FLUSH_ALL_ABOVE) {
+        write_cr3(read_cr3()); /* SDM 4.10.4.1: a CR3 write flushes non-global entries */
+        mm_stats_add(MM_TLB_FLUSHES, 1);
+        return;
+    }
+    for (uint64_t va = start; va < end; va += PAGE_SIZE)
+        flush_tlb_one(va);
+    mm_stats_add(MM_TLB_FLUSHES, pages);
+}
+
+/* The physical address of the frame an entry maps. RAM is mapped at
+ * VA == PA, so where the platform says that frame can be read is it. */
+static uint64_t entry_frame(pte_t e)
+{
+    return (uint64_t)platform_ops->maddr_to_virt(pte_addr(e));
+}
+
+/* Clears the entries of [start, end) and frees their frames, a batch at
+ * a time: a frame is freed only once no TLB can still reach it. */
+static void unmap_pages(uint64_t start, uint64_t end)
+{
+    while (start < end) {
+        uint64_t frames[UNMAP_BATCH], stop = start + UNMAP_BATCH * PAGE_SIZE;
+        unsigned n = 0;
+
+        stop = stop < end ? stop : end;
+        enter_lazy_mmu();
+        for (uint64_t va = start; va < stop; va += PAGE_SIZE) {
+            pte_t *ptep = vm_pt_entry(va, false);
+            if (ptep && pte_present(*ptep)) {
+                frames[n++] = entry_frame(*ptep);
+                set_pte(ptep, 0);
+            }
+        }
+        flush_tlb_range(start, stop);
+        leave_lazy_mmu();
+        mm_stats_add(MM_PTES, n);
+        for (unsigned i = 0; i < n; i++)
+            frame_free(frames[i]);
+        start = stop;
+    }
+}
+
+/* Maps fresh, zeroed frames at [start, end). No TLB flush: the CPU
+ * caches no entry that is not present (SDM 4.10.2.3). */
+static bool map_pages(uint64_t start, uint64_t end, unsigned prot)
+{
+    uint64_t va;
+    bool ok = true;
+
+    enter_lazy_mmu();
+    for (va = start; va < end; va += PAGE_SIZE) {
+        uint64_t pa = frame_alloc();
+        pte_t *ptep = pa ? vm_pt_entry(va, true) : NULL;
+        if (!ptep) {
+            if (pa)
+                frame_free(pa);
+            ok = false;
+            break;
+        }
+        memset((void *)pa, 0, PAGE_SIZE); /* through the map of all RAM at VA == PA */
+        set_pte(ptep, pte_make(platform_ops->phys_to_maddr(pa), prot));
+    }
+    leave_lazy_mmu();
+    mm_stats_add(MM_PTES, (va - start) / PAGE_SIZE);
+    if (!ok)
+        unmap_pages(start, va);
+    return ok;
+}
+
+void *vm_map(size_t len, unsigned prot, vma_fault_fn on_fault, void *ctx)
+{
+    uint64_t size = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+    struct vma *a = NULL;
+    unsigned long flags;
+    uint64_t start;
+
+    if (!vm_prot_valid(prot) || size == 0 || size < len)
+        return NULL;
+    flags = spin_lock_irqsave(&vm_lock);
+    start = vma_find_free(&areas, VM_WINDOW_START, VM_WINDOW_END, size, PAGE_SIZE);
+    if (start && (a = area_alloc()) && map_pages(start, start + size, prot)) {
+        *a = (struct vma){
+            .start = start, .end = start + size, .prot = prot, .on_fault = on_fault, .ctx = ctx};
+        if (!vma_insert(&areas, a))
+            panic("mm: a free range [0x%lx, 0x%lx) overlaps an area", start, start + size);
+    } else {
+        a = NULL;
+    }
+    spin_unlock_irqrestore(&vm_lock, flags);
+    return a ? (void *)start : NULL;
+}
+
+bool vm_unmap(void *addr)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    struct vma *a = vma_find(&areas, (uint64_t)addr);
+    bool found = a && a->start == (uint64_t)addr;
+
+    if (found) {
+        unmap_pages(a->start, a->end);
+        vma_remove(&areas, a);
+        a->end = 0;
+    }
+    spin_unlock_irqrestore(&vm_lock, flags);
+    return found;
+}
+
+/* Tour 13: mprotect, one pte at a time.
+ * `change_protection` is the loop the 2008 series was about: one lazy-MMU
+ * section around a start/commit pair per page, then the TLB flush. Natively
+ * every op here is the inline instruction; under Xen each is a direct call
+ * whose cost depends on `xen.mmu`. The write-barrier workload
+ * (kernel/write_barrier.c) re-protects its whole heap this way every cycle. */
+/* The pte loop, as in Linux's change_pte_range(): for each page, start
+ * hands back the entry (natively clearing it), the new rights are applied
+ * to that value, and commit writes it. Xen's batch mode queues the commits
+ * and the flush, and issues them at leave_lazy_mmu(). */
+static void change_protection(uint64_t start, uint64_t end, unsigned prot)
+{
+    enter_lazy_mmu();
+    for (uint64_t va = start; va < end;) {
+        pte_t *ptep = vm_pt_entry(va, false);
+        uint64_t table_end = (va | (LARGE_PAGE_SIZE - 1)) + 1; /* one L1 table maps 2 MiB */
+
+        if (!ptep)
+            panic("mm: mprotect of 0x%lx, which has no page table", va);
+        for (; va < end && va < table_end; va += PAGE_SIZE, ptep++) {
+            pte_t old = ptep_modify_prot_start(ptep);
+            if (!pte_present(old))
+                panic("mm: mprotect of 0x%lx, which is not mapped", va);
+            ptep_modify_prot_commit(ptep, pte_modify_prot(old, prot));
+        }
+    }
+    flush_tlb_range(start, end);
+    leave_lazy_mmu();
+    mm_stats_add(MM_PTES, (end - start) / PAGE_SIZE);
+}
+
+int mprotect(void *addr, size_t len, unsigned prot)
+{
+    uint64_t start = (uint64_t)addr, end = start + len;
+    unsigned long flags;
+    int rc = -1;
+
+    if ((start | len) & (PAGE_SIZE - 1) || end < start || !vm_prot_valid(prot))
+        return -1;
+    flags = spin_lock_irqsave(&vm_lock);
+    if (vma_find_range(&areas, start, end)) {
+        change_protection(start, end, prot);
+        rc = 0;
+    }
+    spin_unlock_irqrestore(&vm_lock, flags);
+    return rc;
+}
+
+void mprotect_range(uint64_t start, uint64_t end, unsigned prot)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+
+    change_protection(start & ~(PAGE_SIZE - 1), (end + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1), prot);
+    spin_unlock_irqrestore(&vm_lock, flags);
+}
+
+pte_t vm_pte(const void *addr)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    pte_t *ptep = vm_pt_entry((uint64_t)addr, false);
+    pte_t e = ptep ? *ptep : 0;
+
+    spin_unlock_irqrestore(&vm_lock, flags);
+    return e;
+}
+
+/* The handler of the area holding addr, run without the lock: it may call
+ * mprotect. False when there is no area or it has no handler. */
+bool vm_write_fault(uint64_t addr)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    struct vma *a = vma_find(&areas, addr);
+    vma_fault_fn fn = a ? a->on_fault : NULL;
+    void *ctx = a ? a->ctx : NULL;
+
+    spin_unlock_irqrestore(&vm_lock, flags);
+    if (!fn)
+        return false;
+    mm_stats_add(MM_FAULTS, 1);
+    return fn(addr, ctx);
+}

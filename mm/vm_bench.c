@@ -1,0 +1,134 @@
+/* The page-table benchmarks, beside the code they measure (registered
+ * with bench/ like any other): one set_pte, one start/commit pair, and
+ * mprotect of 1, 16 and 512 pages, on pages of a memory area of their own.
+ * Natively these are plain stores; under Xen each pte write is trapped
+ * and emulated, a hypercall, or queued into a multicall (xen.mmu=), the
+ * three costs behind the 2008 mprotect numbers.
+ *
+ * Every op flips the writable bit, so the check can tell an op that did
+ * not happen: the entries must end with the bit the op count says. */
+#include "bench/bench.h"
+#include "bench/loop.h"
+#include "mm/vm.h"
+#include "mm/vm_internal.h"
+#include "pv/mmu.h"
+
+#define PTE_ITERS 5000
+#define MPROTECT_1_ITERS 2000
+#define MPROTECT_16_ITERS 500
+#define MPROTECT_512_ITERS 20
+#define AREA_PAGES 512
+
+static uint8_t *area; /* mapped once, kept for every run */
+static const char *problem;
+static bool writable; /* what the entries should say once the ops are done */
+
+static void expect(bool ok, const char *what)
+{
+    if (!ok && !problem)
+        problem = what;
+}
+
+static const char *prepare_pte(void)
+{
+    problem = 0;
+    if (!area)
+        area = vm_map(AREA_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 0);
+    if (!area)
+        return "no memory for the benchmark's area";
+    if (mprotect(area, AREA_PAGES * PAGE_SIZE, VM_READ | VM_WRITE) != 0)
+        return "mprotect of the benchmark's area failed";
+    writable = true;
+    return 0;
+}
+
+/* The first pages entries say what the ops left. */
+static void expect_pages(unsigned pages)
+{
+    for (unsigned i = 0; i < pages; i++) {
+        pte_t e = vm_pte(area + i * PAGE_SIZE);
+        expect(pte_present(e), "a page of the area is no longer mapped");
+        expect(pte_writable(e) == writable, "a pte does not have the bit the last op gave it");
+    }
+}
+
+static const char *check_one_page(void)
+{
+    expect_pages(1);
+    return problem;
+}
+
+/* ---- pte_set and pte_modify_prot: one entry written through the mmu ops
+ * directly, outside any lazy section, so each op reaches Xen on its own.
+ * vm_lock is held (interrupts off) as for any change to the window. */
+
+static uint64_t measure_set_pte(uint64_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    pte_t *ptep = vm_pt_entry((uint64_t)area, false);
+    pte_t e = *ptep;
+    uint64_t t = BENCH_TIME_LOOP(n, {
+        e ^= PTE_W;
+        set_pte(ptep, e);
+    });
+
+    flush_tlb_one((uint64_t)area);
+    spin_unlock_irqrestore(&vm_lock, flags);
+    writable ^= n & 1;
+    return t;
+}
+
+BENCH_DEFINE(pte_set, .name = "pte_set", .group = "pte", .iters = PTE_ITERS, .subtract_loop = true,
+             .prepare = prepare_pte, .measure = measure_set_pte, .check = check_one_page);
+
+static uint64_t measure_modify_prot(uint64_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    pte_t *ptep = vm_pt_entry((uint64_t)area, false);
+    uint64_t t = BENCH_TIME_LOOP(n, {
+        pte_t old = ptep_modify_prot_start(ptep);
+        ptep_modify_prot_commit(ptep, old ^ PTE_W);
+    });
+
+    flush_tlb_one((uint64_t)area);
+    spin_unlock_irqrestore(&vm_lock, flags);
+    writable ^= n & 1;
+    return t;
+}
+
+BENCH_DEFINE(pte_modify_prot, .name = "pte_modify_prot", .group = "pte", .iters = PTE_ITERS,
+             .subtract_loop = true, .prepare = prepare_pte, .measure = measure_modify_prot,
+             .check = check_one_page);
+
+/* ---- mprotect_N: the whole call, lock, lookup, lazy section, pte loop
+ * and TLB flush included, alternating read-only and read-write. */
+
+static uint64_t mprotect_pages(unsigned pages, uint64_t n)
+{
+    uint64_t failed = 0;
+    uint64_t t = BENCH_TIME_LOOP(n, {
+        writable = !writable;
+        failed += mprotect(area, pages * PAGE_SIZE, writable ? VM_READ | VM_WRITE : VM_READ) != 0;
+    });
+
+    expect(failed == 0, "mprotect failed");
+    return t;
+}
+
+#define MPROTECT_BENCH(pages_, iters_)                                                             \
+    static uint64_t measure_mprotect_##pages_(uint64_t n)                                          \
+    {                                                                                              \
+        return mprotect_pages(pages_, n);                                                          \
+    }                                                                                              \
+    static const char *check_mprotect_##pages_(void)                                               \
+    {                                                                                              \
+        expect_pages(pages_);                                                                      \
+        return problem;                                                                            \
+    }                                                                                              \
+    BENCH_DEFINE(mprotect_##pages_, .name = "mprotect_" #pages_, .group = "pte", .iters = iters_,  \
+                 .subtract_loop = true, .prepare = prepare_pte,                                    \
+                 .measure = measure_mprotect_##pages_, .check = check_mprotect_##pages_)
+
+MPROTECT_BENCH(1, MPROTECT_1_ITERS);
+MPROTECT_BENCH(16, MPROTECT_16_ITERS);
+MPROTECT_BENCH(512, MPROTECT_512_ITERS);

@@ -1,0 +1,26 @@
+/* What mm/vm*.c (the pte benchmarks in mm/vm_bench.c among them) share,
+ * and the dirty-bit self-test with them: the lock
+ * and the window's page tables. Nothing else includes this. */
+#ifndef MM_VM_INTERNAL_H
+#define MM_VM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/spinlock.h"
+#include "mm/pgtable.h"
+
+/* Held, with interrupts off, around every change to the window's page
+ * tables and areas. That also keeps a lazy MMU section whole: nothing
+ * else runs on this CPU until leave_lazy_mmu() has applied the queue. */
+extern struct spinlock vm_lock;
+
+/* The leaf entry for va in the window, as the kernel reads it. With
+ * create, missing tables are made; without, NULL when one is missing. */
+pte_t *vm_pt_entry(uint64_t va, bool create);
+
+/* Runs the handler of the area holding addr for a write to a read-only
+ * page of it; false when there is no such area or it has no handler. */
+bool vm_write_fault(uint64_t addr);
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tests/bench/test_bench.sh: the benchmarks as a test, never their timings.
+#  1. tools/bench --quick: every benchmark in every configuration with few
+#     iterations; tools/bench fails a boot whose lines do not parse, whose
+#     checks fail, whose config string is not the one expected, or that
+#     leaves a benchmark out.
+#  2. The same small benchmark twice under --icount must count exactly the
+#     same instructions (what `make bench ICOUNT=1` promises).
+# Needs both images (make image, make PARAVIRT=n image). Ends with
+# "N passed, N failed"; exits 1 if any check failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+out=$build/tests/bench
+bench=$root/tools/bench
+rm -rf "$out"
+mkdir -p "$out"
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+if "$bench" --quick -j 2 --out "$out/quick" 2>"$out/quick.err"; then
+    pass "every benchmark, every configuration (quick)"
+else
+    fail "every benchmark, every configuration (quick)"
+    tail -n 5 "$out/quick.err"
+fi
+
+# The figures of one results.json as "config name min median" lines.
+figures() {
+    python3 -c '
+import json, sys
+for run in json.load(open(sys.argv[1]))["configs"]:
+    for r in run["results"]:
+        print(r["config"], r["name"], r.get("cycles_min"), r.get("cycles_median"))
+' "$1"
+}
+
+for i in 1 2; do
+    "$bench" --icount --only irq_disable_enable --configs native-patched \
+        --out "$out/icount$i" 2>"$out/icount$i.err" || tail -n 5 "$out/icount$i.err"
+done
+one=$(figures "$out/icount1/results.json" 2>/dev/null)
+two=$(figures "$out/icount2/results.json" 2>/dev/null)
+if grep -q "irq_disable_enable [0-9]" <<<"$one" && [ "$one" = "$two" ]; then
+    pass "icount: two runs count the same ($(grep irq_disable_enable <<<"$one"))"
+else
+    fail "icount: two runs differ or did not report: '$one' vs '$two'"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

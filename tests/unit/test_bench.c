@@ -1,0 +1,146 @@
+/* The benchmark runner's pure parts: per-op figures and their summary
+ * (bench/stats.c), and parsing bench= (bench/select.c) against a small
+ * table, with kprintf captured. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench/bench.h"
+#include "bench/select.h"
+#include "bench/stats.h"
+
+static char printed[1024];
+
+int kprintf(const char *fmt, ...)
+{
+    size_t used = strlen(printed);
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(printed + used, sizeof(printed) - used, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+static void test_per_op_in_hundredths(void **state)
+{
+    (void)state;
+    assert_int_equal(bench_per_op(700, 100, 0), 700);   /* 7.00 per op */
+    assert_int_equal(bench_per_op(700, 100, 300), 400); /* less 3.00 of loop */
+    assert_int_equal(bench_per_op(1, 3, 0), 33);        /* truncated */
+}
+
+static void test_per_op_never_below_zero(void **state)
+{
+    (void)state;
+    assert_int_equal(bench_per_op(200, 100, 300), 0);
+    assert_int_equal(bench_per_op(5, 0, 0), 0); /* no ops: no figure */
+}
+
+static void test_summary_odd_count(void **state)
+{
+    uint64_t s[] = {50, 10, 40, 20, 30};
+    struct bench_summary r = bench_summarise(s, 5);
+
+    (void)state;
+    assert_int_equal(r.min, 10);
+    assert_int_equal(r.median, 30);
+}
+
+static void test_summary_even_count_means_the_middle_two(void **state)
+{
+    uint64_t s[] = {40, 10, 30, 20};
+    struct bench_summary r = bench_summarise(s, 4);
+
+    (void)state;
+    assert_int_equal(r.min, 10);
+    assert_int_equal(r.median, 25);
+}
+
+static void test_summary_of_one(void **state)
+{
+    uint64_t s[] = {7};
+    struct bench_summary r = bench_summarise(s, 1);
+
+    (void)state;
+    assert_int_equal(r.min, 7);
+    assert_int_equal(r.median, 7);
+}
+
+static const struct bench table_entries[] = {
+    {.name = "cli_sti", .group = "irq"},
+    {.name = "save_fl", .group = "irq"},
+    {.name = "call_direct", .group = "calls"},
+};
+static const struct bench *const table[] = {&table_entries[0], &table_entries[1],
+                                            &table_entries[2]};
+#define COUNT 3
+
+static int select_words(const char *list, bool chosen[COUNT])
+{
+    memset(chosen, 0, COUNT * sizeof(bool));
+    printed[0] = '\0';
+    return bench_select(list, table, COUNT, chosen);
+}
+
+static void test_select_names_and_groups(void **state)
+{
+    bool chosen[COUNT];
+
+    (void)state;
+    assert_int_equal(select_words("save_fl", chosen), 0);
+    assert_false(chosen[0]);
+    assert_true(chosen[1]);
+    assert_false(chosen[2]);
+    assert_int_equal(select_words("calls,cli_sti", chosen), 0);
+    assert_true(chosen[0] && !chosen[1] && chosen[2]);
+    assert_int_equal(select_words("all", chosen), 0);
+    assert_true(chosen[0] && chosen[1] && chosen[2]);
+    assert_string_equal(printed, "");
+}
+
+static void test_select_unknown_word_lists_the_known_and_keeps_the_rest(void **state)
+{
+    bool chosen[COUNT];
+
+    (void)state;
+    assert_int_equal(select_words("bogus,irq", chosen), 1);
+    assert_true(chosen[0] && chosen[1] && !chosen[2]);
+    assert_string_equal(printed, "bench: unknown benchmark 'bogus' (known: all, irq, calls, "
+                                 "cli_sti, save_fl, call_direct)\n");
+}
+
+static void test_select_ignores_empty_words_and_prefixes(void **state)
+{
+    bool chosen[COUNT];
+
+    (void)state;
+    assert_int_equal(select_words(",,save_fl,", chosen), 0);
+    assert_true(!chosen[0] && chosen[1] && !chosen[2]);
+    assert_int_equal(select_words("save", chosen), 1); /* a prefix is not a name */
+    assert_int_equal(select_words("save_fl_x", chosen), 1);
+    assert_true(!chosen[0] && !chosen[1] && !chosen[2]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_per_op_in_hundredths),
+        cmocka_unit_test(test_per_op_never_below_zero),
+        cmocka_unit_test(test_summary_odd_count),
+        cmocka_unit_test(test_summary_even_count_means_the_middle_two),
+        cmocka_unit_test(test_summary_of_one),
+        cmocka_unit_test(test_select_names_and_groups),
+        cmocka_unit_test(test_select_unknown_word_lists_the_known_and_keeps_the_rest),
+        cmocka_unit_test(test_select_ignores_empty_words_and_prefixes),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,281 @@
+"""build/bench/report.md and chart.svg from the results tools/bench collected.
+
+  python3 tools/bench_report.py [DIR]     re-renders DIR/results.json (default build/bench)
+
+One table per group in the style of the 2006 binary-patching table: normal
+(no paravirt), paravirt (unpatched), paravirt-patch, each with its change
+against normal, then the share of the paravirt overhead that patching
+removes: (unpatched - patched) / (unpatched - normal). The same for Xen,
+against the native normal column (there is no Xen kernel without paravirt).
+Figures are the minimum over the repetitions; medians are in results.json.
+"""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_configs  # noqa: E402
+
+HEADLINE = ["irq_disable_enable", "irqsave_irqrestore", "spin_lock_irqsave", "ctx_switch",
+            "channel_pingpong", "mprotect_16", "xen_hypercall"]
+CALLS = ["call_direct", "call_indirect", "call_static", "call_retpoline"]
+CHARTED = HEADLINE[:-1] + CALLS[1:] + HEADLINE[-1:]
+CHART = "chart.svg"
+
+
+def index(data):
+    """{config id: {benchmark name: result}} for every measured result."""
+    idx = {}
+    for run in data["configs"]:
+        for r in run["results"]:
+            if "cycles_min" in r and r["name"] in bench_configs.BENCHES:
+                idx.setdefault(r["config"], {})[r["name"]] = r
+    return idx
+
+
+def value(idx, column, tags, name):
+    r = idx.get(column + ("+" + tags if tags else ""), {}).get(name)
+    return r["cycles_min"] if r else None
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    if abs(v - round(v)) < 0.005:
+        return "%d" % round(v)
+    return "%.1f" % v if v < 100 else "%.0f" % v
+
+
+def delta(v, normal):
+    if v is None or not normal:
+        return fmt(v)
+    return "%s (%+.0f%%)" % (fmt(v), (v - normal) * 100 / normal)
+
+
+def removed(unpatched, patched, normal):
+    """The share of the paravirt overhead that patching removes."""
+    if None in (unpatched, patched, normal) or unpatched - normal <= 0:
+        return "—"
+    share = (unpatched - patched) * 100 / (unpatched - normal)
+    return "%.0f%%" % (share if abs(share) >= 0.5 else 0)
+
+
+def row_variants(idx, name, columns):
+    """The extra tags a benchmark was measured with in these columns: "" first."""
+    tags = {bench_configs.column_and_tags(c, columns)[1] for c, names in idx.items()
+            if name in names}
+    tags.discard(None)
+    return sorted(tags, key=lambda t: (t != "", t))
+
+
+def row_cells(idx, name, tags):
+    normal, unpatched, patched, xen, xen_patched = (
+        value(idx, col, tags, name) for col, _ in bench_configs.COLUMNS)
+    return [fmt(normal), delta(unpatched, normal), delta(patched, normal),
+            removed(unpatched, patched, normal), delta(xen, normal), delta(xen_patched, normal),
+            removed(xen, xen_patched, normal)]
+
+
+HEADINGS = ["normal", "paravirt", "paravirt-patch", "patching removes", "xen", "xen-patch",
+            "xen: patching removes"]
+
+
+def markdown(headings, rows):
+    """A markdown table; columns with no figure in any row are dropped."""
+    if not rows:
+        return []
+    keep = [0] + [i for i in range(1, len(headings)) if any(r[i] != "—" for r in rows)]
+    out = ["| " + " | ".join(headings[i] for i in keep) + " |",
+           "|" + "|".join(" --- " for _ in keep) + "|"]
+    return out + ["| " + " | ".join(r[i] for i in keep) + " |" for r in rows]
+
+
+def label(name, tags):
+    return "`%s`" % name + (" (%s)" % tags if tags else "")
+
+
+def table(idx, names, variants=True):
+    """The 2006-style table for names; each option variant a row of its own
+    unless variants is False."""
+    rows = [[label(name, tags)] + row_cells(idx, name, tags)
+            for name in names for tags in row_variants(idx, name, bench_configs.COLUMNS)
+            if variants or not tags]
+    return markdown(["benchmark"] + HEADINGS, rows)
+
+
+def calls_table(idx):
+    """The call benchmarks side by side, one row per configuration: they
+    do not go through pv sites, so the comparison is across a row."""
+    rows = []
+    for col, heading in bench_configs.COLUMNS:
+        v = [value(idx, col, "", name) for name in CALLS]
+        rows.append([heading] + [fmt(x) for x in v])
+    rows = [r for r in rows if any(x != "—" for x in r[1:])]
+    return markdown(["configuration"] + ["`%s`" % n for n in CALLS], rows)
+
+
+# 2008: mprotect under Xen against native, with each pte write trapped and
+# emulated, and once the updates were batched into multicalls.
+PTE_2008 = "~50x trapped, ~7x batched"
+
+
+def ratio(v, native):
+    if v is None or not native:
+        return fmt(v)
+    return "%s (%.1fx)" % (fmt(v), v / native)
+
+
+def pte_table(idx):
+    """Native against Xen's three pte modes, as ratios to normal."""
+    names = [n for n, (g, _, _) in bench_configs.BENCHES.items() if g == "pte"]
+    rows = []
+    for name in names:
+        for tags in row_variants(idx, name, bench_configs.PTE_COLUMNS):
+            v = [value(idx, col, tags, name) for col, _ in bench_configs.PTE_COLUMNS]
+            rows.append([label(name, tags), fmt(v[0])] + [ratio(x, v[0]) for x in v[1:]]
+                        + [PTE_2008 if name.startswith("mprotect") else "—"])
+    headings = ["benchmark"] + [h for _, h in bench_configs.PTE_COLUMNS] + ["2008"]
+    return markdown(headings, rows)
+
+
+def conditions_text(c):
+    timing = ("QEMU `-icount shift=0`: one TSC tick per guest instruction (Xen's included), "
+              "identical run to run" if c["timing"] == "icount" else
+              "TSC ticks under software emulation (TCG): they follow host time and vary run "
+              "to run; they are not hardware timings")
+    lines = [
+        "- Date: %s; revision %s" % (c["date"], c["git_revision"]),
+        "- %s, accelerator %s, `-cpu %s` (the guest sees \"%s\")"
+        % (c["qemu"], c["accelerator"], c["cpu_model"], c["cpu_brand"]),
+        "- Hypervisor: %s (dom0, 64-bit PV)" % (c["xen"] or "Xen not booted"),
+        "- Unit: %s" % timing,
+        "- Each figure: the minimum over the repetitions of per-op ticks, with the empty "
+        "loop's per-iteration cost taken off (the `loop_overhead` line of each boot)",
+        "- %d configurations booted, %d at a time on a %d-CPU host, in %.0f s"
+        % (c["configs"], c["parallel_boots"], c["host_cpus"], c["elapsed_s"]),
+    ]
+    if c["quick"]:
+        lines.append("- **Quick run** (few iterations): a check that everything works, "
+                     "not a measurement")
+    return lines
+
+
+def notes(c):
+    out = ["", "Reading the tables: `normal` is the kernel built without paravirt "
+           "(`make PARAVIRT=n`); `paravirt` the paravirt kernel with `pv.patch=off`, every "
+           "site an indirect call; `paravirt-patch` the same kernel with its sites rewritten at "
+           "boot. Percentages are against `normal`. `patching removes` is (paravirt - "
+           "paravirt-patch) / (paravirt - normal). The Xen columns run the same image as a PV "
+           "dom0, also compared with the native `normal`. See docs/benchmarks.md."]
+    if c["timing"] == "icount":
+        out.append("")
+        out.append("Under icount every instruction counts, NOP padding included: a patched "
+                   "native site is its native instruction plus one NOP, so it costs one "
+                   "instruction more per site than the `normal` build (cli;sti is 2 there and "
+                   "4 patched). An instruction count is not a cycle count: on hardware a trap, "
+                   "a hypercall or popf costs far more than its count suggests.")
+    else:
+        out.append("")
+        out.append("These are not hardware timings: under TCG a guest instruction costs what "
+                   "its translation costs on the host. Compare columns with each other, and "
+                   "use `make bench ICOUNT=1` for figures that repeat exactly.")
+    return out
+
+
+def group_sections(idx):
+    out = []
+    for group, title in bench_configs.GROUPS:
+        names = [n for n, (g, _, _) in bench_configs.BENCHES.items() if g == group]
+        rows = calls_table(idx) if group == "calls" else table(idx, names)
+        if group == "pte" and rows:
+            rows += ["", "Against Xen's pte modes (`xen.mmu=`), each as a ratio to normal:",
+                     ""] + pte_table(idx)
+        if rows:
+            out += ["", "## " + title, ""]
+            out += ["One op: " + "; ".join("`%s` %s" % (n, bench_configs.BENCHES[n][2])
+                                           for n in names) + ".", ""]
+            out += rows
+    return out
+
+
+def render(data, chart_made):
+    c = dict(data["conditions"], configs=len(data["configs"]))
+    idx = index(data)
+    out = ["# patchbay benchmarks", ""] + conditions_text(c)
+    headline = table(idx, HEADLINE, variants=False)
+    if headline:
+        out += ["", "## Headline", ""] + headline
+        calls = calls_table(idx)
+        if calls:
+            out += ["", "Calls, the 2018 jump-functions comparison (same target, per call):",
+                    ""] + calls
+    out += notes(c)
+    if chart_made:
+        out += ["", "![headline comparisons](%s)" % CHART]
+    out += group_sections(idx)
+    failed = [r for r in data["configs"] if r["problems"]]
+    if failed:
+        out += ["", "## Failed configurations", ""]
+        out += ["- %s: %s" % (r["id"], "; ".join(r["problems"])) for r in failed]
+    return "\n".join(out) + "\n"
+
+
+def chart_data(idx):
+    lines = []
+    for name in CHARTED:
+        vals = [value(idx, col, "", name) for col, _ in bench_configs.COLUMNS]
+        if any(vals):
+            lines.append(name + " " + " ".join("%.2f" % v if v else "NaN" for v in vals))
+    return lines
+
+
+GNUPLOT = """set terminal svg size 1000,520 dynamic font "sans,11"
+set output "{svg}"
+set title "{title}"
+set ylabel "{unit} per op (log scale)"
+set logscale y
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -30 noenhanced
+set key top left
+set grid ytics
+set datafile missing "NaN"
+plot "{dat}" using 2:xtic(1) title "normal", "" using 3 title "paravirt", \\
+     "" using 4 title "paravirt-patch", "" using 5 title "xen", "" using 6 title "xen-patch"
+"""
+
+
+def chart(data, idx, out):
+    """chart.svg through gnuplot; False if there is nothing to draw or no gnuplot."""
+    lines = chart_data(idx)
+    if not lines:
+        return False
+    dat, svg = os.path.join(out, "chart.dat"), os.path.join(out, CHART)
+    with open(dat, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    icount = data["conditions"]["timing"] == "icount"
+    script = GNUPLOT.format(svg=svg, dat=dat, unit="instructions" if icount else "TSC ticks",
+                            title="patchbay: headline costs (%s)" % ("icount" if icount else
+                                                                      "TSC under TCG"))
+    try:
+        p = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    except OSError:
+        return False
+    return p.returncode == 0 and os.path.exists(svg)
+
+
+def write(data, out):
+    made = chart(data, index(data), out)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(render(data, made))
+
+
+if __name__ == "__main__":
+    import json
+
+    where = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
+    with open(os.path.join(where, "results.json")) as f:
+        write(json.load(f), where)

@@ -1,0 +1,321 @@
+/* Xen's page-table ops, in three modes chosen with xen.mmu=:
+ *
+ *   trap       pte writes are plain stores to the read-only page table;
+ *              Xen traps each one and emulates it (its writable page-table
+ *              emulation for PV guests): the slow path of 2008.
+ *   hypercall  one mmu_update hypercall per pte.
+ *   batch      in a lazy MMU section, updates and TLB flushes are queued
+ *              in this CPU's multicall buffer (xen/multicall.c) and issued
+ *              at leave_lazy_mmu() or when it fills; outside one, at once.
+ *
+ * Xen ABI (PV memory management): a page table must have no writable
+ * mapping; Xen validates every entry it installs and holds machine frames.
+ * ptep is where the kernel reads an entry: RAM is mapped at VA == PA, so
+ * virt_to_maddr(ptep) is the entry's machine address. */
+#include "xen/xen_mmu.h"
+
+#include <stdbool.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/printf.h"
+#include "mm/mm_stats.h"
+#include "mm/pgtable.h"
+#include "pv/call.h"
+#include "pv/platform_ops.h"
+#include "xen/hypercall.h"
+#include "xen/multicall.h"
+#include "xen/pv_guest.h"
+
+enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH };
+
+static const char *const mode_names[] = {"trap", "hypercall", "batch", 0};
+static int mmu_mode = XEN_MMU_BATCH;
+OPTION_ENUM(mmu_mode, "xen.mmu", mode_names, "how pte updates reach Xen");
+static bool preserve_ad_wanted = true;
+OPTION_BOOL(preserve_ad_wanted, "xen.preserve_ad",
+            "commit ptes with MMU_PT_UPDATE_PRESERVE_AD when Xen offers it");
+
+/* Set by xen_mmu_mode_init(): commits keep A/D through Xen, so start
+ * need not clear the entry. Never in trap mode, which has no hypercall. */
+static bool preserve_ad;
+static bool lazy;          /* between enter_lazy_mmu() and leave_lazy_mmu() */
+static uint64_t cr3;       /* what read_cr3 returns: reading CR3 would trap */
+static struct mc_batch mc; /* this CPU's buffer: there is one CPU */
+
+static __attribute__((noreturn)) void report_failure(const struct mc_failure *f)
+{
+    if (f->op == __HYPERVISOR_mmu_update)
+        panic("xen: mmu_update failed with error %ld for the pte at 0x%lx (machine address "
+              "0x%lx), new value 0x%lx",
+              f->error, f->pte_va, f->update.ptr & ~(uint64_t)3, f->update.val);
+    if (f->op == __HYPERVISOR_mmuext_op)
+        panic("xen: mmuext_op %u failed with error %ld (argument 0x%lx)", f->ext.cmd, f->error,
+              f->ext.arg1.linear_addr);
+    panic("xen: multicall failed with error %ld", f->error);
+}
+
+/* One entry alone goes as the plain hypercall: same work for Xen, without
+ * the multicall's own. */
+static long issue_one(const struct multicall_entry *e)
+{
+    void *args = (void *)(uintptr_t)e->args[0];
+    unsigned count = (unsigned)e->args[1], *done = (unsigned *)(uintptr_t)e->args[2];
+
+    if (e->op == __HYPERVISOR_mmu_update)
+        return HYPERVISOR_mmu_update(args, count, done, DOMID_SELF);
+    return HYPERVISOR_mmuext_op(args, count, done, DOMID_SELF);
+}
+
+static long issue(struct multicall_entry *entries, unsigned n, void *ctx)
+{
+    (void)ctx;
+    if (n == 1) {
+        mm_stats_add(MM_HYPERCALLS, 1);
+        entries[0].result = (xen_ulong_t)issue_one(&entries[0]);
+        return 0;
+    }
+    mm_stats_multicall(n);
+    return HYPERVISOR_multicall(entries, n);
+}
+
+static void flush_queue(void)
+{
+    struct mc_failure f;
+
+    if (!mc_flush(&mc, &f))
+        report_failure(&f);
+}
+
+/* Outside a lazy section a queued call goes at once. */
+static void queued(void)
+{
+    if (!lazy)
+        flush_queue();
+}
+
+static void mmu_update_now(uint64_t *ptep, uint64_t val, unsigned cmd)
+{
+    struct mmu_update u = {.ptr = virt_to_maddr(ptep) | cmd, .val = val};
+    struct mc_failure f = {.op = __HYPERVISOR_mmu_update, .update = u, .pte_va = (uint64_t)ptep};
+    unsigned done = 0;
+
+    mm_stats_add(MM_HYPERCALLS, 1);
+    f.error = HYPERVISOR_mmu_update(&u, 1, &done, DOMID_SELF);
+    if (f.error != 0)
+        report_failure(&f);
+}
+
+static void mmuext(const struct mmuext_op *op)
+{
+    struct mc_failure f = {.op = __HYPERVISOR_mmuext_op, .ext = *op};
+    unsigned done = 0;
+
+    if (mmu_mode == XEN_MMU_BATCH) {
+        if (!mc_queue_mmuext_op(&mc, op, &f))
+            report_failure(&f);
+        queued();
+        return;
+    }
+    mm_stats_add(MM_HYPERCALLS, 1);
+    f.error = HYPERVISOR_mmuext_op(op, 1, &done, DOMID_SELF);
+    if (f.error != 0)
+        report_failure(&f);
+}
+
+/* A plain store to a read-only L1 table: Xen's page-fault handler sees
+ * the write, validates the new entry and performs it
+ * (VMASST_TYPE_writable_pagetables, turned on by xen_mmu_mode_init). */
+static void store_trapped(uint64_t *ptep, uint64_t val)
+{
+    mm_stats_add(MM_TRAPS_EMULATED, 1);
+    __atomic_store_n(ptep, val, __ATOMIC_RELAXED);
+}
+
+/* Tour 14: Three ways to write a pte under Xen.
+ * `trap`: store to the read-only page table and let Xen's page-fault handler
+ * emulate it, the path the series started from; `hypercall`: one
+ * mmu_update per pte; `batch`: queue it in the multicall buffer, issued at
+ * `leave_lazy_mmu`. docs/mm.md has this project's measured cost of each. */
+/* Writes a leaf entry the way the mode says; cmd is the MMU_* command a
+ * hypercall would carry. */
+static void write_pte(uint64_t *ptep, uint64_t val, unsigned cmd)
+{
+    struct mc_failure f;
+
+    switch (mmu_mode) {
+    case XEN_MMU_TRAP:
+        store_trapped(ptep, val);
+        break;
+    case XEN_MMU_HYPERCALL:
+        mmu_update_now(ptep, val, cmd);
+        break;
+    case XEN_MMU_BATCH:
+        if (!mc_queue_mmu_update(&mc, virt_to_maddr(ptep) | cmd, val, (uint64_t)ptep, &f))
+            report_failure(&f);
+        queued();
+        break;
+    }
+}
+
+PV_THUNKED uint64_t xen_read_cr3_fn(void)
+{
+    return cr3;
+}
+
+PV_THUNKED void xen_write_cr3_fn(uint64_t v)
+{
+    struct mmuext_op op = {.cmd = MMUEXT_NEW_BASEPTR, .arg1.mfn = v >> 12};
+
+    cr3 = v;
+    mmuext(&op); /* Xen ABI: the same base again still flushes the TLB */
+}
+
+PV_THUNKED void xen_flush_tlb_one_fn(uint64_t va)
+{
+    struct mmuext_op op = {.cmd = MMUEXT_INVLPG_LOCAL, .arg1.linear_addr = va};
+
+    mmuext(&op);
+}
+
+PV_THUNKED void xen_set_pte_fn(uint64_t *ptep, uint64_t val)
+{
+    write_pte(ptep, val, MMU_NORMAL_PT_UPDATE);
+}
+
+/* With MMU_PT_UPDATE_PRESERVE_AD the entry stays live: Xen ORs into the
+ * commit whatever A/D bits the CPU sets meanwhile. Without it, clear the
+ * entry as native code does, so the CPU can set nothing until the commit;
+ * the locked xchg on a read-only table is trapped and emulated by Xen. */
+PV_THUNKED uint64_t xen_ptep_modify_prot_start_fn(uint64_t *ptep)
+{
+    if (preserve_ad)
+        return __atomic_load_n(ptep, __ATOMIC_RELAXED);
+    mm_stats_add(MM_TRAPS_EMULATED, 1);
+    return __atomic_exchange_n(ptep, 0, __ATOMIC_SEQ_CST);
+}
+
+PV_THUNKED void xen_ptep_modify_prot_commit_fn(uint64_t *ptep, uint64_t val)
+{
+    write_pte(ptep, val, preserve_ad ? MMU_PT_UPDATE_PRESERVE_AD : MMU_NORMAL_PT_UPDATE);
+}
+
+PV_THUNKED void xen_enter_lazy_mmu_fn(void)
+{
+    lazy = mmu_mode == XEN_MMU_BATCH;
+}
+
+PV_THUNKED void xen_leave_lazy_mmu_fn(void)
+{
+    lazy = false;
+    flush_queue();
+}
+
+/* Xen ABI: a frame may become a page table only while nothing maps it
+ * writable, and its one mapping is ours at VA == PA. Not pinned
+ * (MMUEXT_PIN_L1_TABLE is optional): linking it into a live table makes
+ * Xen validate and type it, and the link keeps it typed; these tables are
+ * never unlinked, so a pin would only add a hypercall. Anything queued
+ * goes first, to keep every update in program order. */
+PV_THUNKED void xen_make_page_table_fn(uint64_t pa, int level)
+{
+    (void)level;
+    flush_queue();
+    mm_stats_add(MM_HYPERCALLS, 1);
+    xen_must(HYPERVISOR_update_va_mapping(pa, virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_NX,
+                                          UVMF_INVLPG),
+             "update_va_mapping page table read-only");
+}
+
+/* Always a hypercall: Xen emulates stores to L1 tables only. */
+PV_THUNKED void xen_set_table_entry_fn(uint64_t *entryp, uint64_t val)
+{
+    flush_queue();
+    mmu_update_now(entryp, val, MMU_NORMAL_PT_UPDATE);
+}
+
+uint64_t xen_pv_read_cr3(void);
+void xen_pv_write_cr3(uint64_t v);
+void xen_pv_flush_tlb_one(uint64_t va);
+void xen_pv_set_pte(uint64_t *ptep, uint64_t val);
+uint64_t xen_pv_ptep_modify_prot_start(uint64_t *ptep);
+void xen_pv_ptep_modify_prot_commit(uint64_t *ptep, uint64_t val);
+void xen_pv_enter_lazy_mmu(void);
+void xen_pv_leave_lazy_mmu(void);
+void xen_pv_make_page_table(uint64_t pa, int level);
+void xen_pv_set_table_entry(uint64_t *entryp, uint64_t val);
+
+PV_THUNK_RET(xen_pv_read_cr3, xen_read_cr3_fn);
+PV_THUNK_VOID(xen_pv_write_cr3, xen_write_cr3_fn);
+PV_THUNK_VOID(xen_pv_flush_tlb_one, xen_flush_tlb_one_fn);
+PV_THUNK_VOID(xen_pv_set_pte, xen_set_pte_fn);
+PV_THUNK_RET(xen_pv_ptep_modify_prot_start, xen_ptep_modify_prot_start_fn);
+PV_THUNK_VOID(xen_pv_ptep_modify_prot_commit, xen_ptep_modify_prot_commit_fn);
+PV_THUNK_VOID(xen_pv_enter_lazy_mmu, xen_enter_lazy_mmu_fn);
+PV_THUNK_VOID(xen_pv_leave_lazy_mmu, xen_leave_lazy_mmu_fn);
+PV_THUNK_VOID(xen_pv_make_page_table, xen_make_page_table_fn);
+PV_THUNK_VOID(xen_pv_set_table_entry, xen_set_table_entry_fn);
+
+const struct pv_mmu_ops xen_mmu_ops = {
+    .read_cr3 = xen_pv_read_cr3,
+    .write_cr3 = xen_pv_write_cr3,
+    .flush_tlb_one = xen_pv_flush_tlb_one,
+    .set_pte = xen_pv_set_pte,
+    .ptep_modify_prot_start = xen_pv_ptep_modify_prot_start,
+    .ptep_modify_prot_commit = xen_pv_ptep_modify_prot_commit,
+    .enter_lazy_mmu = xen_pv_enter_lazy_mmu,
+    .leave_lazy_mmu = xen_pv_leave_lazy_mmu,
+    .make_page_table = xen_pv_make_page_table,
+    .set_table_entry = xen_pv_set_table_entry,
+};
+
+void xen_mmu_init(void)
+{
+    mc_batch_init(&mc, issue, 0);
+    cr3 = platform_ops->read_cr3(); /* trapped and emulated, this once */
+}
+
+static bool xen_offers(unsigned feature)
+{
+    struct xen_feature_info fi = {.submap_idx = feature / 32};
+
+    xen_must(HYPERVISOR_xen_version(XENVER_get_features, &fi), "xen_version get_features");
+    return fi.submap & (1u << (feature % 32));
+}
+
+static const char *mode_description(char *buf, size_t size)
+{
+    if (mmu_mode == XEN_MMU_TRAP)
+        return "plain stores, each trapped and emulated by Xen";
+    if (mmu_mode == XEN_MMU_HYPERCALL)
+        return "one mmu_update hypercall per pte";
+    ksnprintf(buf, size, "queued in lazy MMU sections, multicalls of up to %d entries and %d ptes",
+              MC_ENTRIES, MC_MMU_UPDATES);
+    return buf;
+}
+
+static const char *ad_policy(bool offered)
+{
+    if (preserve_ad)
+        return "commit with MMU_PT_UPDATE_PRESERVE_AD";
+    if (mmu_mode == XEN_MMU_TRAP)
+        return "start clears the pte";
+    return offered ? "start clears the pte (xen.preserve_ad=off)"
+                   : "start clears the pte (Xen lacks MMU_PT_UPDATE_PRESERVE_AD)";
+}
+
+void xen_mmu_mode_init(void)
+{
+    bool offered = xen_offers(XENFEAT_mmu_pt_update_preserve_ad);
+    char description[96];
+
+    preserve_ad = mmu_mode != XEN_MMU_TRAP && preserve_ad_wanted && offered;
+    /* Xen ABI: without this assist a store to a page table is a #PF
+     * bounced to us, not an emulated update. Only trap mode wants it. */
+    if (mmu_mode == XEN_MMU_TRAP)
+        xen_must(HYPERVISOR_vm_assist(VMASST_CMD_enable, VMASST_TYPE_writable_pagetables),
+                 "vm_assist writable_pagetables");
+    kprintf("xen: pte updates by %s: %s; A/D bits: %s\n", mode_names[mmu_mode],
+            mode_description(description, sizeof(description)), ad_policy(offered));
+}
