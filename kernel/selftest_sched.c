@@ -10,6 +10,8 @@
 #include "kernel/exit.h"
 #include "kernel/sched.h"
 #include "kernel/sched_core.h"
+#include "kernel/spinlock.h"
+#include "pv/lock_ops.h"
 #include "kernel/time.h"
 
 #define SPIN_TEST_NS (200 * NSEC_PER_MSEC)
@@ -68,6 +70,47 @@ static void check_preemption(void)
     if (a.count == 0 || b.count == 0 || preempted == 0)
         panic("sched: a thread that never yields starved another (a=%lu b=%lu, %lu preemptions)",
               a.count, b.count, preempted);
+}
+
+/* ---- Two threads contending for one lock, held across preemptions. */
+
+#define LOCK_ROUNDS 20
+#define LOCK_HOLD_NS (2 * NSEC_PER_MSEC) /* long enough for ticks to land inside */
+
+static struct spinlock contended;
+static volatile uint64_t guarded_count;
+
+/* A slow, non-atomic increment under the lock: a lost update shows a
+ * broken lock. Interrupts stay on, so the holder gets preempted. */
+static void hold_and_increment(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < LOCK_ROUNDS; i++) {
+        spin_lock(&contended);
+        uint64_t seen = guarded_count;
+        uint64_t until = time_now_ns() + LOCK_HOLD_NS;
+        while (time_now_ns() < until)
+            ;
+        guarded_count = seen + 1;
+        spin_unlock(&contended);
+    }
+}
+
+static void check_contended_lock(void)
+{
+    uint64_t blocked = pv_lock_ops.blocked ? pv_lock_ops.blocked() : 0;
+
+    guarded_count = 0;
+    struct thread *ta = must_create("lock-a", hold_and_increment, 0);
+    struct thread *tb = must_create("lock-b", hold_and_increment, 0);
+    thread_join(ta);
+    thread_join(tb);
+    if (pv_lock_ops.blocked)
+        blocked = pv_lock_ops.blocked() - blocked;
+    kprintf("sched: contended %s lock kept %lu increments exact (waiters blocked %lu times)\n",
+            spin_lock_kind(), guarded_count, blocked);
+    if (guarded_count != 2 * LOCK_ROUNDS)
+        panic("sched: %lu increments under a lock, expected %d", guarded_count, 2 * LOCK_ROUNDS);
 }
 
 /* ---- A producer and a consumer over a channel. */
@@ -170,6 +213,7 @@ void selftest_sched(void)
 {
     thread_check_stack_guards();
     check_preemption();
+    check_contended_lock();
     check_channel();
     check_sleep();
 }

@@ -6,21 +6,19 @@
 #ifndef PV_LOCK_OPS_H
 #define PV_LOCK_OPS_H
 
+#include <stdint.h>
+
 struct spinlock;
 
 struct pv_lock_ops {
     const char *name;                   /* for the boot log, e.g. "native ticket" */
     void (*lock)(struct spinlock *l);   /* returns holding l */
     void (*unlock)(struct spinlock *l); /* called by the holder */
+    uint64_t (*blocked)(void);          /* times a waiter blocked; NULL if it never does */
 };
 
-/* The ops in use; the native ones until a backend replaces them.
- *
- * Xen has no backend yet. It would spin a while, then block the vCPU with
- * SCHEDOP_poll on a per-CPU event channel, and the unlocker would kick a
- * waiter with EVTCHNOP_send; that needs xen/events.h to allocate, notify
- * and poll on a port, which it cannot do yet. With one vCPU no lock is
- * ever contended, so it would not change a run today. */
+/* The ops in use: the native ones until a backend replaces them (Xen's:
+ * xen/xen_spinlock.c). */
 extern struct pv_lock_ops pv_lock_ops;
 
 #endif

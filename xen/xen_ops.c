@@ -10,6 +10,7 @@
 #include "xen/hypercall.h"
 #include "xen/pv_guest.h"
 #include "xen/xen_mmu.h"
+#include "xen/xen_spinlock.h"
 #include "xen/xen_time.h"
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
@@ -171,4 +172,7 @@ void xen_ops_install(void)
         .timer_oneshot = xen_timer_oneshot,
     };
     xen_timer_init();
+    /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
+    xen_spinlock_init();
+    pv_lock_ops = xen_lock_ops;
 }

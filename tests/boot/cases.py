@@ -138,6 +138,7 @@ SCHED_SELFTEST = [
     r"^sched: round robin, \d+ ms slices, [a-z ]+ spinlocks$",
     r"^sched: 16 thread stacks of 16 KiB, each above an unmapped guard page$",
     r"^sched: 2 spinning threads both ran \(a=[1-9]\d* b=[1-9]\d*, [1-9]\d* preemptions\)$",
+    r"^sched: contended [a-z ]+ lock kept 40 increments exact",
     # The checksum of messages 0..999999 in order, worked out independently.
     r"^sched: channel moved 1000000 messages, checksum 0x9ba02fd4e6cbb640 ",
     r"^sched: sleep woke \d+\.\d\d ms after its deadline",
@@ -163,7 +164,10 @@ CASES += [
     sched_boot("sched-qemu64", ["--cpu", "qemu64"]),
     sched_boot("sched-icount", ["--icount"]),
     sched_boot("sched-mem-32", ["--mem", "32"]),
-    sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT),
+    # Xen's pv spinlock blocks a contended waiter in SCHEDOP_poll.
+    sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
+               expect=[r"^sched: contended xen blocking ticket lock kept 40 increments exact "
+                       r"\(waiters blocked [1-9]\d* times\)$"]),
     sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
                expect=[UNPATCHED], timeout=XEN_TIMEOUT),
 ]
