@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 
@@ -123,7 +124,8 @@ PTE_2008 = "~50x trapped, ~7x batched"
 def ratio(v, native):
     if v is None or not native:
         return fmt(v)
-    return "%s (%.1fx)" % (fmt(v), v / native)
+    r = v / native
+    return "%s (%.*fx)" % (fmt(v), 1 if r < 10 else 0, r)
 
 
 def pte_table(idx):
