@@ -34,6 +34,15 @@ static uint64_t iters_for(uint64_t own)
     return iters_override ? iters_override : own;
 }
 
+/* Tour 18: Measuring it.
+ * Every benchmark warms up, repeats, and prints one line: its name, the
+ * configuration it ran in, and the minimum and median TSC ticks per op with
+ * the empty loop's cost taken off. Under `--icount` a tick is one guest
+ * instruction, hypervisor included, so the figures repeat exactly; without
+ * it they are emulator time, not hardware cycles. `make bench` boots each
+ * configuration (no paravirt, unpatched, patched, native and Xen, each
+ * xen.mmu mode) and tools/bench_report.py lays the lines out as the 2006 and
+ * 2008 tables; docs/benchmarks.md says how to read them. */
 static void print_result(const char *name, const char *config, uint64_t n, struct bench_summary s)
 {
     kprintf("bench: name=%s config=%s iters=%lu reps=%lu cycles_min=%lu.%02lu "
