@@ -4,6 +4,7 @@
 #include "mm/kernel_map.h"
 
 #include "mm/pgtable.h"
+#include "pv/mmu.h"
 #include "pv/platform_ops.h"
 
 static const pte_t *table_at(uint64_t maddr)
@@ -14,7 +15,7 @@ static const pte_t *table_at(uint64_t maddr)
 /* The leaf entry mapping va, or 0 when va is not mapped. */
 static pte_t lookup_leaf(uint64_t va, int *leaf_level)
 {
-    const pte_t *table = table_at(platform_ops->read_cr3());
+    const pte_t *table = table_at(read_cr3());
 
     for (int level = 4; level >= 1; level--) {
         pte_t e = table[pt_index(va, level)];
@@ -77,7 +78,7 @@ static uint64_t count_wx(const pte_t *table, int level, bool w, bool x)
  * Xen the upper half belongs to the hypervisor, whose tables we cannot read. */
 uint64_t kernel_map_count_wx(void)
 {
-    const pte_t *pml4 = table_at(platform_ops->read_cr3());
+    const pte_t *pml4 = table_at(read_cr3());
     uint64_t n = 0;
 
     for (unsigned i = 0; i < PT_ENTRIES / 2; i++) {

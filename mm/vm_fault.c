@@ -3,8 +3,8 @@
 #include "arch/x86/trap_frame.h"
 #include "kernel/console.h"
 #include "mm/vm.h"
+#include "pv/cpu.h"
 #include "mm/vm_internal.h"
-#include "pv/platform_ops.h"
 
 /* #PF error code bits (SDM vol. 3, 4.7). */
 #define PF_PRESENT (1u << 0) /* a protection violation, not a missing page */
@@ -12,7 +12,7 @@
 
 static void vm_page_fault(struct trap_frame *f)
 {
-    uint64_t addr = platform_ops->fault_address();
+    uint64_t addr = read_cr2();
 
     /* A fault with the lock held is a fault in the mm code itself, and
      * the handler could only spin on the lock: report it instead. */

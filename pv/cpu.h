@@ -10,6 +10,12 @@ static inline struct cpuid_result cpu_id(uint32_t leaf, uint32_t subleaf)
     return pv_cpu_ops.cpuid(leaf, subleaf);
 }
 
+/* The address the last page fault was for. */
+static inline uint64_t read_cr2(void)
+{
+    return pv_cpu_ops.read_cr2();
+}
+
 /* The processor brand string (CPUID 0x80000002..4) into buf[49]; "" if absent. */
 void cpu_brand_string(char buf[49]);
 

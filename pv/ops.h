@@ -52,6 +52,7 @@ struct cpuid_result {
 
 struct pv_cpu_ops {
     struct cpuid_result (*cpuid)(uint32_t leaf, uint32_t subleaf);
+    uint64_t (*read_cr2)(void); /* the linear address of the last #PF */
 };
 
 extern struct pv_cpu_ops pv_cpu_ops;

@@ -14,9 +14,7 @@ struct platform_ops {
     const char *name;                                    /* "native" or "xen" */
     void (*console_write)(const char *s, size_t len);    /* must work from a trap */
     __attribute__((noreturn)) void (*exit)(int status);  /* 0 = clean, ends the VM */
-    uint64_t (*fault_address)(void);                     /* the #PF linear address */
     void (*kernel_map_init)(const struct boot_info *bi); /* final W^X page tables */
-    uint64_t (*read_cr3)(void);                          /* machine address of the top table */
     void *(*maddr_to_virt)(uint64_t maddr);              /* where a page table can be read */
     uint64_t (*phys_to_maddr)(uint64_t pa);              /* what an entry holds for frame pa */
     const struct pv_backend *(*patch_backend)(void);     /* what pv call sites become */

@@ -15,6 +15,7 @@
 #include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
+#include "pv/mmu.h"
 #include "pv/platform_ops.h"
 #include "xen/hypercall.h"
 #include "xen/pv_guest.h"
@@ -227,7 +228,7 @@ void xen_kernel_map_init(const struct boot_info *bi)
 {
     uint64_t ram_end = ram_end_of(bi);
 
-    pml4_maddr = platform_ops->read_cr3() & PTE_ADDR_MASK;
+    pml4_maddr = read_cr3() & PTE_ADDR_MASK;
     mapped_end = protect_bootstrap_region();
     for (uint64_t va = 0; va < ram_end; va += LARGE_PAGE_SIZE)
         map_ram_chunk(va, ram_end);

@@ -31,16 +31,10 @@ void xen_exit(int status)
         HYPERVISOR_sched_op(SCHEDOP_shutdown, &shutdown);
 }
 
-/* Xen ABI: a PV guest cannot read CR2; Xen stores the #PF address in
- * vcpu_info before it delivers the fault. */
-static uint64_t xen_fault_address(void)
-{
-    return xen_vcpu->arch.cr2;
-}
-
 /* Reading CR3 traps to Xen, which emulates it with the machine address of
- * the current top-level table: the live value, as natively. */
-static uint64_t xen_read_cr3(void)
+ * the current top-level table: the live value, as natively. Used once, to
+ * seed the mmu ops' cached copy. */
+uint64_t xen_read_cr3_trapped(void)
 {
     uint64_t v;
 
@@ -65,9 +59,7 @@ const struct platform_ops xen_platform_ops = {
     .name = "xen",
     .console_write = xen_console_write,
     .exit = xen_exit,
-    .fault_address = xen_fault_address,
     .kernel_map_init = xen_kernel_map_init,
-    .read_cr3 = xen_read_cr3,
     .maddr_to_virt = xen_maddr_to_virt,
     .phys_to_maddr = xen_phys_to_maddr,
     .patch_backend = xen_ops_patch_backend,

@@ -53,6 +53,9 @@ static inline uint64_t virt_to_maddr(const void *va)
     return (pfn_to_mfn(a >> 12) << 12) | (a & 0xfff);
 }
 
+/* CR3 as Xen emulates reading it: the top table's machine address. */
+uint64_t xen_read_cr3_trapped(void);
+
 /* Bring-up steps, in the order xen_start() runs them. */
 void xen_console_init(void);                          /* xen/console.c */
 void xen_traps_init(void);                            /* xen/traps.c */

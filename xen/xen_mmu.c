@@ -23,7 +23,6 @@
 #include "mm/mm_stats.h"
 #include "mm/pgtable.h"
 #include "pv/call.h"
-#include "pv/platform_ops.h"
 #include "xen/hypercall.h"
 #include "xen/multicall.h"
 #include "xen/pv_guest.h"
@@ -273,7 +272,7 @@ const struct pv_mmu_ops xen_mmu_ops = {
 void xen_mmu_init(void)
 {
     mc_batch_init(&mc, issue, 0);
-    cr3 = platform_ops->read_cr3(); /* trapped and emulated, this once */
+    cr3 = xen_read_cr3_trapped(); /* trapped and emulated, this once */
 }
 
 static bool xen_offers(unsigned feature)

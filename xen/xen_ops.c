@@ -148,11 +148,19 @@ static struct cpuid_result xen_cpuid(uint32_t leaf, uint32_t subleaf)
     return r;
 }
 
+/* Xen ABI: a PV guest cannot read CR2; Xen stores the #PF address in
+ * vcpu_info before it delivers the fault. */
+static uint64_t xen_read_cr2(void)
+{
+    return xen_vcpu->arch.cr2;
+}
+
 void xen_ops_install(void)
 {
     /* CPU: cpuid through Xen's emulation, so we see the domain's policy. */
     pv_cpu_ops = (struct pv_cpu_ops){
         .cpuid = xen_cpuid,
+        .read_cr2 = xen_read_cr2,
     };
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops){

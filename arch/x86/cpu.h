@@ -30,7 +30,7 @@ static inline void write_cr0(uint64_t v)
     __asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
 }
 
-static inline uint64_t read_cr2(void)
+static inline uint64_t native_read_cr2(void)
 {
     uint64_t v;
     __asm__ volatile("mov %%cr2, %0" : "=r"(v));

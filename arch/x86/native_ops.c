@@ -74,6 +74,7 @@ static struct cpuid_result native_cpuid(uint32_t leaf, uint32_t subleaf)
 
 static const struct pv_cpu_ops native_cpu_ops = {
     .cpuid = native_cpuid,
+    .read_cr2 = native_read_cr2,
 };
 
 /* Tour 6: Installing a backend: one assignment per table.

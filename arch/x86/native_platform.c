@@ -23,11 +23,6 @@ __attribute__((noreturn)) static void native_exit(int status)
     __builtin_unreachable();
 }
 
-static uint64_t native_fault_address(void)
-{
-    return read_cr2();
-}
-
 /* Every table the kernel makes or walks lies in identity-mapped RAM. */
 static void *native_maddr_to_virt(uint64_t maddr)
 {
@@ -44,9 +39,7 @@ static const struct platform_ops native_platform_ops = {
     .name = "native",
     .console_write = serial_write,
     .exit = native_exit,
-    .fault_address = native_fault_address,
     .kernel_map_init = kernel_map_init_native,
-    .read_cr3 = native_read_cr3,
     .maddr_to_virt = native_maddr_to_virt,
     .phys_to_maddr = native_phys_to_maddr,
     .patch_backend = native_ops_patch_backend,

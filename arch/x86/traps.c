@@ -7,6 +7,7 @@
 #include "kernel/exit.h"
 #include "kernel/printf.h"
 #include "mm/kernel_map.h"
+#include "pv/cpu.h"
 #include "pv/platform_ops.h"
 
 #define BACKTRACE_MAX_FRAMES 16
@@ -98,8 +99,7 @@ void trap_fatal(const struct trap_frame *f, const char *why)
     }
     kprintf("trap: %s, vector %lu, %s\n", trap_name(f->vector), f->vector, why);
     if (f->vector == TRAP_PF)
-        kprintf("  cr2 %016lx (%s, %s, %s)\n", platform_ops->fault_address(),
-                (f->error_code & 2) ? "write" : "read",
+        kprintf("  cr2 %016lx (%s, %s, %s)\n", read_cr2(), (f->error_code & 2) ? "write" : "read",
                 (f->error_code & 1) ? "protection" : "not present",
                 (f->error_code & 16) ? "instruction fetch" : "data");
     dump_registers(f);
