@@ -141,6 +141,10 @@ def pte_table(idx):
     return markdown(headings, rows)
 
 
+def boots_text(n):
+    return "once each" if n == 1 else "%d times each, each benchmark's fastest boot kept" % n
+
+
 def conditions_text(c):
     timing = ("QEMU `-icount shift=0`: one TSC tick per guest instruction (Xen's included), "
               "identical run to run" if c["timing"] == "icount" else
@@ -154,8 +158,9 @@ def conditions_text(c):
         "- Unit: %s" % timing,
         "- Each figure: the minimum over the repetitions of per-op ticks, with the empty "
         "loop's per-iteration cost taken off (the `loop_overhead` line of each boot)",
-        "- %d configurations booted, %d at a time on a %d-CPU host, in %.0f s"
-        % (c["configs"], c["parallel_boots"], c["host_cpus"], c["elapsed_s"]),
+        "- %d configurations booted %s, %d at a time on a %d-CPU host, in %.0f s"
+        % (c["configs"], boots_text(c.get("boots_per_config", 1)), c["parallel_boots"],
+           c["host_cpus"], c["elapsed_s"]),
     ]
     if c["quick"]:
         lines.append("- **Quick run** (few iterations): a check that everything works, "
