@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "kernel/boot_info.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
 #include "mm/frame_alloc.h"
@@ -224,6 +226,23 @@ static uint64_t ram_end_of(const struct boot_info *bi)
     return end;
 }
 
+/* xen.refused_update: a test of the error path. Asks, through the mmu
+ * ops, for the top page table to be mapped writable at the boot stack's
+ * guard page, which Xen must refuse (a page table is never writable); the
+ * refusal must end the run with a one-line report naming the pte. */
+static bool refused_update_test;
+OPTION_BOOL(refused_update_test, "xen.refused_update",
+            "test: request a pte update Xen must refuse, which must end the run");
+
+static void request_refused_update(void)
+{
+    pte_t *ptep = platform_ops->maddr_to_virt(entry_maddr((uint64_t)boot_stack_guard, 1));
+
+    kprintf("xen: asking Xen to map the top page table writable at %p\n", boot_stack_guard);
+    set_pte(ptep, pml4_maddr | PTE_P | PTE_W | PTE_NX);
+    panic("xen: Xen accepted a writable mapping of a page table");
+}
+
 void xen_kernel_map_init(const struct boot_info *bi)
 {
     uint64_t ram_end = ram_end_of(bi);
@@ -234,4 +253,6 @@ void xen_kernel_map_init(const struct boot_info *bi)
         map_ram_chunk(va, ram_end);
     flush_tlb();
     xen_mmu_mode_init(); /* the map is final and xen.mmu= is read: set up pte updates */
+    if (refused_update_test)
+        request_refused_update();
 }

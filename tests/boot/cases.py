@@ -253,3 +253,20 @@ CASES += [
                 expect=[START_CLEARED, r"start clears the pte \(xen\.preserve_ad=off\)$"],
                 check=batched_reprotect),
 ]
+
+# A pte update Xen must refuse (the top page table mapped writable) ends the
+# run with one line naming the pte; with trapped writes it is a #PF dump.
+REFUSED = r"^xen: asking Xen to map the top page table writable at "
+CASES += [
+    dict(name="xen-refused-update-batch", args=["--xen"],
+         cmdline="xen.refused_update xen.mmu=batch",
+         expect=[REFUSED, r"^panic: xen: mmu_update failed with error -\d+ for the pte at 0x"
+                 r"[0-9a-f]+ \(machine address 0x[0-9a-f]+\), new value 0x[0-9a-f]+$"],
+         reject=[PASS, r"Xen accepted"], last_line=r"^patchbay: FAIL panic$", status="fail",
+         timeout=XEN_TIMEOUT),
+    dict(name="xen-refused-update-trap", args=["--xen"],
+         cmdline="xen.refused_update xen.mmu=trap",
+         expect=[REFUSED, r"^trap: #PF", r"\bcr2\b"],
+         reject=[PASS, r"Xen accepted"], last_line=r"^patchbay: FAIL trap #PF$", status="fail",
+         timeout=XEN_TIMEOUT),
+]
