@@ -44,6 +44,8 @@ bool kernel_map_is_readable(uint64_t va, size_t len)
 
     if (len == 0 || va + len < va)
         return false;
+    if (!pv_mmu_ops.read_cr3) /* a trap before the backend installed its ops */
+        return false;
     for (; page < va + len; page += PAGE_SIZE) {
         if (!lookup_leaf(page, &level))
             return false;
