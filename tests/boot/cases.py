@@ -44,12 +44,17 @@ ISO_TIMEOUT = 120
 XEN_TIMEOUT = 120
 
 
+# Every site patched, none kept or rejected; and the page-table walk's verdict.
+ALL_PATCHED = r"^pv: (native|xen) ops, patched (\d+)/\2 sites \((?!.*(kept|rejected))"
+NO_WX = r"^mm: W\^X check: 0 pages writable and executable$"
+
+
 def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIMEOUT):
     """A boot that must reach a clean end, past the time self-test."""
     native = [NATIVE_TIME] if method.startswith("native/") else []
     return dict(name=name, args=list(args), cmdline="",
-                expect=[r"^patchbay: booting via " + method + "$", MEM] + TIME_SELFTEST + native
-                + list(expect),
+                expect=[r"^patchbay: booting via " + method + "$", MEM, ALL_PATCHED, NO_WX]
+                + TIME_SELFTEST + native + list(expect),
                 reject=CLEAN, last_line=PASS, status=0, timeout=timeout)
 
 
