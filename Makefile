@@ -62,8 +62,22 @@ $(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
-$(IMAGE): $(KERNEL_OBJ) linker.ld
-	$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ)
+# Two links: the first with an empty symbol table, the second with the
+# table of the first's functions (tools/ksyms), which names backtraces.
+$(BUILD)/ksyms_empty.c $(BUILD)/ksyms.c: tools/ksyms
+$(BUILD)/ksyms_empty.c:
+	tools/ksyms --empty > $@
+$(BUILD)/ksyms.c: $(BUILD)/patchbay.pass1.elf
+	tools/ksyms $< > $@
+$(BUILD)/ksyms_empty.o $(BUILD)/ksyms.o: $(BUILD)/%.o: $(BUILD)/%.c
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/patchbay.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms_empty.o linker.ld
+	$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms_empty.o
+
+$(IMAGE): $(BUILD)/patchbay.pass1.elf $(BUILD)/ksyms.o
+	$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o
+	tools/ksyms --check $(BUILD)/patchbay.pass1.elf $@
 
 $(ISO): $(IMAGE) tools/mkiso
 	tools/mkiso $(IMAGE) $@

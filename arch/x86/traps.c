@@ -5,6 +5,7 @@
 
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/ksyms.h"
 #include "kernel/printf.h"
 #include "mm/kernel_map.h"
 #include "pv/cpu.h"
@@ -70,20 +71,32 @@ static void dump_registers(const struct trap_frame *f)
     kprintf("  cs %04lx  ss %04lx  error %lx\n", f->cs, f->ss, f->error_code);
 }
 
+static void print_frame(int depth, uint64_t addr)
+{
+    uint64_t offset;
+    const char *name = ksym_lookup(addr, &offset);
+
+    if (name)
+        kprintf("  #%-2d %016lx %s+0x%lx\n", depth, addr, name, offset);
+    else
+        kprintf("  #%-2d %016lx\n", depth, addr);
+}
+
 /* Follows saved frame pointers (the kernel keeps them); stops at a null,
  * misaligned or unmapped frame, so a corrupt stack cannot fault us again. */
 static void dump_backtrace(const struct trap_frame *f)
 {
     uint64_t rbp = f->rbp;
 
-    kprintf("backtrace:\n  #0  %016lx\n", f->rip);
+    kprintf("backtrace:\n");
+    print_frame(0, f->rip);
     for (int depth = 1; depth < BACKTRACE_MAX_FRAMES; depth++) {
         if (rbp == 0 || (rbp & 7) || !kernel_map_is_readable(rbp, 16))
             break;
         const uint64_t *frame = (const uint64_t *)rbp;
         if (frame[1] == 0)
             break;
-        kprintf("  #%-2d %016lx\n", depth, frame[1]);
+        print_frame(depth, frame[1]);
         rbp = frame[0];
     }
 }

@@ -58,10 +58,15 @@ def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIM
                 reject=CLEAN, last_line=PASS, status=0, timeout=timeout)
 
 
+# Backtrace frames are named from the kernel's own symbol table (tools/ksyms).
+NAMED_FRAME = r"^  #1  [0-9a-f]{16} [A-Za-z_][\w.]*\+0x[0-9a-f]+$"
+
+
 def fault(kind, trap, extra=()):
     """fault=KIND must give a register dump for TRAP and a failure status."""
     return dict(name="fault-" + kind, cmdline="fault=" + kind,
-                expect=[r"^trap: " + trap, r"\brip\b", r"\brsp\b", r"^backtrace:"] + list(extra),
+                expect=[r"^trap: " + trap, r"\brip\b", r"\brsp\b", r"^backtrace:",
+                        NAMED_FRAME] + list(extra),
                 reject=[PASS, r"did not trap"],
                 last_line=r"^patchbay: FAIL trap " + trap + "$",
                 status="fail", timeout=NATIVE_TIMEOUT)

@@ -58,6 +58,9 @@ UNIT_SRCS_multicall := xen/multicall.c
 UNIT_TESTS += bench
 UNIT_SRCS_bench := bench/stats.c bench/select.c
 
+UNIT_TESTS += ksyms
+UNIT_SRCS_ksyms := kernel/ksyms.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.
