@@ -4,6 +4,7 @@
 #include "arch/x86/native_ops.h"
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/native_mmu.h"
 #include "arch/x86/native_patch.h"
 #include "arch/x86/native_time.h"
 #include "kernel/cmdline.h"
@@ -87,6 +88,8 @@ void native_ops_install(void)
     pv_cpu_ops = native_cpu_ops;
     /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
     pv_irq_ops = native_irq_ops;
+    /* Page tables: plain stores, invlpg, mov to and from %cr3. */
+    pv_mmu_ops = native_mmu_ops;
     /* Time: the TSC is the clock, the local APIC timer the one-shot; both
      * are calibrated before anything can read them. */
     native_time_init();

@@ -2,7 +2,6 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/descriptors.h"
-#include "arch/x86/native_mmu.h"
 #include "arch/x86/native_ops.h"
 #include "arch/x86/serial.h"
 #include "mm/kernel_map.h"
@@ -50,7 +49,6 @@ void native_early_init(void)
 {
     serial_init();
     platform_ops = &native_platform_ops;
-    pv_mmu_ops = native_mmu_ops;
     descriptors_init_native();
     native_ops_install();
 }
