@@ -74,6 +74,7 @@ void kernel_main(void)
     mm_dirty_test();                             /* mm.dirtytest=1: D survives mprotect */
     write_barrier_run();                         /* wl=on: the mprotect-heavy workload */
     fault_inject_run();                          /* fault=...: test the trap path */
+    check_wx();                                  /* still W^X after every text_poke */
     run_benchmarks();                            /* bench=...: measure, then end the run */
     kernel_exit(EXIT_CLEAN, "");
 }
