@@ -15,11 +15,6 @@ const char *boot_method_name(enum boot_method m)
     return "unknown";
 }
 
-bool boot_on_xen(void)
-{
-    return boot_info.method == BOOT_XEN_PV;
-}
-
 /* Appends [base, base + len) to a fixed array, counting what does not fit. */
 static void add_range(struct mem_range *ranges, size_t *n, size_t max, size_t *dropped,
                       uint64_t base, uint64_t len)

@@ -22,7 +22,8 @@ enum boot_method {
 /* Tour 4: Detection is which door you came in by.
  * Every entry path fills this one structure (method, memory map, command
  * line) and installs its platform's ops tables before calling `kernel_main`.
- * Nothing later probes for a hypervisor: `boot_on_xen` just reads `method`. */
+ * Nothing later probes for a hypervisor, or asks which platform it is on:
+ * the ops tables already say everything that differs. */
 struct boot_info {
     enum boot_method method;
     char cmdline[BOOT_CMDLINE_MAX];
@@ -38,7 +39,6 @@ struct boot_info {
 extern struct boot_info boot_info;
 
 const char *boot_method_name(enum boot_method m);
-bool boot_on_xen(void);
 
 void boot_info_add_ram(struct boot_info *bi, uint64_t base, uint64_t len);
 void boot_info_add_reserved(struct boot_info *bi, uint64_t base, uint64_t len);

@@ -63,8 +63,8 @@ void pv_patch_all(const struct pv_backend *be)
     }
     for (const struct pv_site *s = __pv_sites_start; s < __pv_sites_end; s++) {
         uint8_t before[PV_SITE_MAX_LEN];
-        bool valid = pv_site_valid(s, &text, line, sizeof(line));
-        if (valid && trace_sites)
+        /* Only a valid descriptor may be read from; pv_patch_site checks again. */
+        if (trace_sites && pv_site_valid(s, &text, line, sizeof(line)))
             memcpy(before, (const void *)s->addr, s->len);
         enum pv_patch_result r = pv_patch_site(s, be, &text, &stats, line, sizeof(line));
         if (r == PV_REJECTED)
