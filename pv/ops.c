@@ -7,6 +7,7 @@ struct pv_cpu_ops pv_cpu_ops;
 struct pv_irq_ops pv_irq_ops;
 struct pv_mmu_ops pv_mmu_ops;
 struct pv_time_ops pv_time_ops;
+struct pv_info pv_info;
 
 void pv_ops_current_targets(uint64_t targets[])
 {

@@ -62,6 +62,17 @@ extern struct pv_time_ops pv_time_ops;
 
 #define X86_EFLAGS_IF (1UL << 9)
 
+/* What the installed backend is: a name for logs and result lines, and the
+ * capabilities code may ask for instead of comparing names. */
+struct pv_info {
+    const char *name; /* "native" or "xen" */
+    unsigned caps;    /* PV_CAP_* */
+};
+
+#define PV_CAP_XEN_PV (1u << 0) /* a Xen PV guest: hypercalls and event channels work */
+
+extern struct pv_info pv_info;
+
 /* What each op's table slot points at now, indexed by enum pv_op (0 for
  * an empty slot): the targets a backend may turn indirect calls into. */
 void pv_ops_current_targets(uint64_t targets[]);

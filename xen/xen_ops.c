@@ -157,6 +157,7 @@ static uint64_t xen_read_cr2(void)
 
 void xen_ops_install(void)
 {
+    pv_info = (struct pv_info){.name = "xen", .caps = PV_CAP_XEN_PV};
     /* CPU: cpuid through Xen's emulation, so we see the domain's policy. */
     pv_cpu_ops = (struct pv_cpu_ops){
         .cpuid = xen_cpuid,

@@ -84,6 +84,7 @@ static const struct pv_cpu_ops native_cpu_ops = {
  * which platform it runs on. */
 void native_ops_install(void)
 {
+    pv_info = (struct pv_info){.name = "native", .caps = 0};
     /* CPU: the cpuid instruction. */
     pv_cpu_ops = native_cpu_ops;
     /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
