@@ -31,7 +31,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
-KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c mm/*.c pv/*.c xen/*.c bench/*.c))
+KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c \
+                bench/*.c))
 KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
@@ -127,7 +128,7 @@ test: $(SETUP)
 	$(MAKE) boot-test
 	$(MAKE) bench-test
 
-C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h tests/unit/*.c tools/*.c)
+C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tools/*.c)
 
 format:
 	clang-format -i $(C_SOURCES)

@@ -9,8 +9,7 @@
 #include "kernel/string.h"
 #include "pv/call.h"
 #include "pv/patch.h"
-#include "pv/patching.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 struct text {
     char *buf;
@@ -69,9 +68,9 @@ void bench_config(char *buf, size_t size)
     const struct pv_backend *be = pv_patched_with();
     struct text t = {buf, size, 0};
 
-    add(&t, "%s-%s", platform_ops->name, build_kind());
+    add(&t, "%s-%s", pv_info.name, build_kind());
     for (const struct bench_config_option *c = __start_bench_options; c < __stop_bench_options; c++)
-        if (strcmp(c->platform, platform_ops->name) == 0)
+        if (!(c->needs & ~pv_info.caps))
             add_option(&t, c->key);
     /* A PARAVIRT=n image has no sites, so no backend variant shows in it. */
     if (CONFIG_PARAVIRT && be && be->variant)

@@ -2,7 +2,7 @@
 
 #include "kernel/printf.h"
 #include "kernel/string.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 /* Output is gathered into a small buffer so a platform whose console costs a
  * hypercall per call (Xen's console_io) pays once per line, not per char. */
@@ -13,8 +13,8 @@ struct console_buffer {
 
 void console_write(const char *s, size_t len)
 {
-    if (platform_ops && len > 0)
-        platform_ops->console_write(s, len);
+    if (pv_machine_ops.console_write && len > 0)
+        pv_machine_ops.console_write(s, len);
 }
 
 static void console_flush(struct console_buffer *cb)

@@ -4,7 +4,7 @@
 
 #include "kernel/console.h"
 #include "kernel/printf.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 void kernel_exit(int status, const char *reason)
 {
@@ -12,7 +12,7 @@ void kernel_exit(int status, const char *reason)
         kprintf("patchbay: PASS\n");
     else
         kprintf("patchbay: FAIL %s\n", reason);
-    platform_ops->exit(status);
+    pv_machine_ops.exit(status);
 }
 
 void panic(const char *fmt, ...)
@@ -22,7 +22,7 @@ void panic(const char *fmt, ...)
     va_list ap;
 
     if (panicking++) /* a panic while panicking: just stop */
-        platform_ops->exit(EXIT_FAILURE);
+        pv_machine_ops.exit(EXIT_FAILURE);
     va_start(ap, fmt);
     kvsnprintf(reason, sizeof(reason), fmt, ap);
     va_end(ap);

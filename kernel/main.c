@@ -1,5 +1,6 @@
-/* kernel_main: where every entry path meets, once the platform ops are
- * installed and boot_info is filled. One bring-up step per line. */
+/* kernel_main: where every entry path meets, once its backend has
+ * installed the ops tables and boot_info is filled. One bring-up step per
+ * line. */
 #include "bench/bench.h"
 #include "kernel/boot_info.h"
 #include "kernel/cmdline.h"
@@ -14,9 +15,10 @@
 #include "mm/kernel_map.h"
 #include "mm/mm_init.h"
 #include "mm/vm.h"
+#include "kernel/string.h"
 #include "pv/cpu.h"
-#include "pv/patching.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
+#include "pv/patch.h"
 
 static void report_option_error(const char *line, void *ctx)
 {
@@ -31,12 +33,19 @@ static void options_init(const struct boot_info *bi)
                   report_option_error, 0);
 }
 
+/* The processor brand string (CPUID 0x80000002..4), as this platform shows it. */
 static void print_cpu(void)
 {
-    char brand[49];
+    char brand[49] = "";
     const char *p = brand;
 
-    cpu_brand_string(brand);
+    if (cpu_id(0x80000000, 0).eax >= 0x80000004) {
+        for (uint32_t i = 0; i < 3; i++) {
+            struct cpuid_result r = cpu_id(0x80000002 + i, 0);
+            memcpy(brand + 16 * i, &r, 16);
+        }
+        brand[48] = '\0';
+    }
     while (*p == ' ')
         p++;
     kprintf("cpu: %s\n", *p ? p : "(no brand string)");
@@ -61,20 +70,21 @@ static void run_benchmarks(void)
 void kernel_main(void)
 {
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
-    print_cpu();                                 /* which CPU, as this platform shows it */
-    options_init(&boot_info);                    /* typed options from the command line */
-    pv_patch_all(platform_ops->patch_backend()); /* rewrite call sites for this platform */
-    mm_init(&boot_info);                         /* frame allocator over the memory map */
-    platform_ops->kernel_map_init(&boot_info);   /* W^X page tables, guard pages */
-    check_wx();                                  /* walk them: nothing is both W and X */
-    vm_init();                                   /* memory areas; #PF goes to their handlers */
-    selftest_time();                             /* clock, one-shot timer, irq delivery */
-    sched_init();                                /* this thread joins the run queue; ticks start */
-    selftest_sched();                            /* threads, preemption, channel, sleep */
-    mm_dirty_test();                             /* mm.dirtytest=1: D survives mprotect */
-    write_barrier_run();                         /* wl=on: the mprotect-heavy workload */
-    fault_inject_run();                          /* fault=...: test the trap path */
-    check_wx();                                  /* still W^X after every text_poke */
-    run_benchmarks();                            /* bench=...: measure, then end the run */
+    print_cpu();                                /* which CPU, as this platform shows it */
+    options_init(&boot_info);                   /* typed options from the command line */
+    pv_machine_ops.setup();                     /* the backend acts on its options */
+    pv_patch_all(pv_patch_ops.site_backend());  /* rewrite call sites for this backend */
+    mm_init(&boot_info);                        /* frame allocator over the memory map */
+    kernel_map_init(&boot_info);                /* W^X page tables, guard pages */
+    check_wx();                                 /* walk them: nothing is both W and X */
+    vm_init();                                  /* memory areas; #PF goes to their handlers */
+    selftest_time();                            /* clock, one-shot timer, irq delivery */
+    sched_init();                               /* this thread joins the run queue; ticks start */
+    selftest_sched();                           /* threads, preemption, channel, sleep */
+    mm_dirty_test();                            /* mm.dirtytest=1: D survives mprotect */
+    write_barrier_run();                        /* wl=on: the mprotect-heavy workload */
+    fault_inject_run();                         /* fault=...: test the trap path */
+    check_wx();                                 /* still W^X after every text_poke */
+    run_benchmarks();                           /* bench=...: measure, then end the run */
     kernel_exit(EXIT_CLEAN, "");
 }

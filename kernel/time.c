@@ -8,7 +8,6 @@
 #include "kernel/exit.h"
 #include "pv/ops.h"
 #include "pv/static_call.h"
-#include "pv/platform_ops.h"
 
 /* The timer hook is a static call (pv/static_call.h): set at run time,
  * called without an indirect branch. */
@@ -24,7 +23,7 @@ static volatile bool armed;
 static void require_time_ops(void)
 {
     if (!pv_time_ops.now_ns || !pv_time_ops.timer_oneshot)
-        panic("time: the %s platform installed no time ops", platform_ops->name);
+        panic("time: the %s backend installed no time ops", pv_info.name);
 }
 
 uint64_t time_now_ns(void)

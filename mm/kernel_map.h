@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pv/ops.h"
+
 struct boot_info;
 
 /* Linker symbols bounding the image and its permission regions (linker.ld). */
@@ -15,8 +17,12 @@ extern char __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_start[], __bss_end[];
 extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
 
-/* Native: replaces the boot page tables with W^X ones (arch/x86/native_paging.c). */
-void kernel_map_init_native(const struct boot_info *bi);
+/* The backend's final page tables: RAM at VA == PA, the image W^X, guard
+ * pages unmapped (arch/x86/native/kernel_map.c, xen/kernel_map.c). */
+static inline void kernel_map_init(const struct boot_info *bi)
+{
+    pv_mmu_ops.kernel_map_init(bi);
+}
 
 /* Walks the live page tables: is every byte of [va, va + len) mapped? */
 bool kernel_map_is_readable(uint64_t va, size_t len);

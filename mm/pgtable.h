@@ -23,6 +23,13 @@ typedef uint64_t pte_t;
 #define LARGE_PAGE_SIZE (2ULL << 20)
 #define PT_ENTRIES 512
 
+/* Where the kernel reads the frame at pseudo-physical pa: every platform
+ * maps all of RAM at VA == PA (linker.ld links the image that way too). */
+static inline void *phys_to_virt(uint64_t pa)
+{
+    return (void *)pa;
+}
+
 /* Level 4 is the PML4, level 1 the page table that maps 4 KiB pages. */
 static inline unsigned pt_index(uint64_t va, int level)
 {

@@ -1,92 +1,48 @@
-/* Reading the live page tables. Entries hold machine addresses; the
- * platform says where a table can be read (identity natively, through
- * Xen's machine-to-phys table under Xen). */
-#include "mm/kernel_map.h"
+/* Walking page tables. Entries hold machine addresses; the backend's
+ * memory model (pv/mmu.h) turns one back into a pseudo-physical address,
+ * where RAM is mapped on every platform. New tables are made through the
+ * mmu ops, which under Xen validate them and link them in by hypercall. */
+#include "mm/pt_walk.h"
 
-#include "mm/pgtable.h"
+#include "kernel/string.h"
+#include "mm/frame_alloc.h"
 #include "pv/mmu.h"
-#include "pv/platform_ops.h"
 
-static const pte_t *table_at(uint64_t maddr)
+/* Interior entries allow everything; the leaf decides. */
+#define TABLE_ENTRY_FLAGS (PTE_P | PTE_W)
+
+static pte_t *table_at(uint64_t maddr)
 {
-    return platform_ops->maddr_to_virt(maddr & PTE_ADDR_MASK);
+    return phys_to_virt(maddr_to_phys(maddr & PTE_ADDR_MASK));
 }
 
-/* The leaf entry mapping va, or 0 when va is not mapped. */
-static pte_t lookup_leaf(uint64_t va, int *leaf_level)
+/* A new, empty level-`level` table linked in at *entryp. */
+static bool add_table(pte_t *entryp, int level, uint64_t alloc_below)
 {
-    const pte_t *table = table_at(read_cr3());
+    uint64_t pa = alloc_below == PT_ALLOC_ANY ? frame_alloc() : frame_alloc_below(alloc_below);
 
-    for (int level = 4; level >= 1; level--) {
-        pte_t e = table[pt_index(va, level)];
-        if (!pte_present(e))
-            return 0;
-        if (pte_is_leaf(e, level)) {
-            *leaf_level = level;
-            return e;
-        }
-        table = table_at(pte_addr(e));
-    }
-    return 0;
-}
-
-uint64_t kernel_map_leaf(uint64_t va)
-{
-    int level;
-
-    return lookup_leaf(va, &level);
-}
-
-bool kernel_map_is_readable(uint64_t va, size_t len)
-{
-    uint64_t page = va & ~(PAGE_SIZE - 1);
-    int level;
-
-    if (len == 0 || va + len < va)
+    if (!pa)
         return false;
-    if (!pv_mmu_ops.read_cr3) /* a trap before the backend installed its ops */
-        return false;
-    for (; page < va + len; page += PAGE_SIZE) {
-        if (!lookup_leaf(page, &level))
-            return false;
-    }
+    memset(phys_to_virt(pa), 0, PAGE_SIZE);
+    make_page_table(pa, level);
+    set_table_entry(entryp, phys_to_maddr(pa) | TABLE_ENTRY_FLAGS);
     return true;
 }
 
-/* Effective rights: writable only if every level allows it, executable
- * only if no level sets NX (Intel SDM vol. 3, 4.6). */
-static uint64_t count_wx(const pte_t *table, int level, bool w, bool x)
+pte_t *pt_walk(uint64_t root, uint64_t va, int level, uint64_t alloc_below, struct pt_walk *w)
 {
-    uint64_t n = 0;
+    pte_t *table = table_at(root);
 
-    if (!w && !x)
-        return 0;
-    for (unsigned i = 0; i < PT_ENTRIES; i++) {
-        pte_t e = table[i];
-        if (!pte_present(e))
-            continue;
-        bool ew = w && pte_writable(e), ex = x && pte_executable(e);
-        if (pte_is_leaf(e, level)) {
-            if (ew && ex)
-                n += 1ULL << (9 * (level - 1));
-        } else {
-            n += count_wx(table_at(pte_addr(e)), level - 1, ew, ex);
-        }
+    *w = (struct pt_walk){.level = 4, .writable = true, .executable = true};
+    for (;; w->level--) {
+        pte_t *entryp = &table[pt_index(va, w->level)];
+        if (!pte_present(*entryp) && w->level > level && alloc_below != PT_NO_ALLOC &&
+            !add_table(entryp, w->level - 1, alloc_below))
+            return NULL;
+        w->writable = w->writable && pte_writable(*entryp);
+        w->executable = w->executable && pte_executable(*entryp);
+        if (w->level == level || !pte_present(*entryp) || pte_is_leaf(*entryp, w->level))
+            return entryp;
+        table = table_at(pte_addr(*entryp));
     }
-    return n;
-}
-
-/* Only the lower half: the kernel lives there on every platform, and under
- * Xen the upper half belongs to the hypervisor, whose tables we cannot read. */
-uint64_t kernel_map_count_wx(void)
-{
-    const pte_t *pml4 = table_at(read_cr3());
-    uint64_t n = 0;
-
-    for (unsigned i = 0; i < PT_ENTRIES / 2; i++) {
-        if (pte_present(pml4[i]))
-            n += count_wx(table_at(pte_addr(pml4[i])), 3, pte_writable(pml4[i]),
-                          pte_executable(pml4[i]));
-    }
-    return n;
 }

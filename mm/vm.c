@@ -12,8 +12,8 @@
 #include "mm/frame_alloc.h"
 #include "mm/mm_stats.h"
 #include "mm/vm_internal.h"
+#include "mm/pt_walk.h"
 #include "pv/mmu.h"
-#include "pv/platform_ops.h"
 
 #define VM_MAX_AREAS 64
 #define UNMAP_BATCH 64 /* pages cleared before their frames are freed */
@@ -46,11 +46,20 @@ static void flush_tlb_range(uint64_t start, uint64_t end)
     mm_stats_add(MM_TLB_FLUSHES, pages);
 }
 
-/* The physical address of the frame an entry maps. RAM is mapped at
- * VA == PA, so where the platform says that frame can be read is it. */
+pte_t *vm_pt_entry(uint64_t va, bool create)
+{
+    struct pt_walk w;
+    pte_t *e = pt_walk(read_cr3(), va, 1, create ? PT_ALLOC_ANY : PT_NO_ALLOC, &w);
+
+    if (e && w.level != 1 && pte_present(*e))
+        panic("mm: a large page maps 0x%lx, inside the memory window", va);
+    return e && w.level == 1 ? e : NULL;
+}
+
+/* The pseudo-physical address of the frame an entry maps. */
 static uint64_t entry_frame(pte_t e)
 {
-    return (uint64_t)platform_ops->maddr_to_virt(pte_addr(e));
+    return maddr_to_phys(pte_addr(e));
 }
 
 /* Clears the entries of [start, end) and frees their frames, a batch at
@@ -96,8 +105,8 @@ static bool map_pages(uint64_t start, uint64_t end, unsigned prot)
             ok = false;
             break;
         }
-        memset((void *)pa, 0, PAGE_SIZE); /* through the map of all RAM at VA == PA */
-        set_pte(ptep, pte_make(platform_ops->phys_to_maddr(pa), prot));
+        memset(phys_to_virt(pa), 0, PAGE_SIZE);
+        set_pte(ptep, pte_make(phys_to_maddr(pa), prot));
     }
     leave_lazy_mmu();
     mm_stats_add(MM_PTES, (va - start) / PAGE_SIZE);
@@ -144,16 +153,15 @@ bool vm_unmap(void *addr)
     return found;
 }
 
-/* Tour 13: mprotect, one pte at a time.
- * `change_protection` is the loop the 2008 series was about: one lazy-MMU
- * section around a start/commit pair per page, then the TLB flush. Natively
- * every op here is the inline instruction; under Xen each is a direct call
- * whose cost depends on `xen.mmu`. The write-barrier workload
- * (kernel/write_barrier.c) re-protects its whole heap this way every cycle. */
-/* The pte loop, as in Linux's change_pte_range(): for each page, start
- * hands back the entry (natively clearing it), the new rights are applied
- * to that value, and commit writes it. Xen's batch mode queues the commits
- * and the flush, and issues them at leave_lazy_mmu(). */
+/* Tour 130: mprotect, one pte at a time.
+ * `change_protection` is the loop the 2008 series was about, as in Linux's
+ * change_pte_range(): one lazy-MMU section around a start/commit pair per
+ * page (start hands back the entry, natively clearing it; commit writes
+ * the new one), then the TLB flush. Natively every op here is the inline
+ * instruction; under Xen each is a direct call whose cost depends on
+ * `xen.mmu`, and batch mode queues the commits and the flush until
+ * `leave_lazy_mmu`. The write-barrier workload (kernel/write_barrier.c)
+ * re-protects its whole heap this way every cycle. */
 static void change_protection(uint64_t start, uint64_t end, unsigned prot)
 {
     enter_lazy_mmu();

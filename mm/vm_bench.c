@@ -78,8 +78,9 @@ static uint64_t measure_set_pte(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(pte_set, .name = "pte_set", .group = "pte", .iters = PTE_ITERS, .subtract_loop = true,
-             .prepare = prepare_pte, .measure = measure_set_pte, .check = check_one_page);
+BENCH_DEFINE(pte_set, pte, "one `set_pte` of a live entry, outside a lazy section",
+             .iters = PTE_ITERS, .subtract_loop = true, .prepare = prepare_pte,
+             .measure = measure_set_pte, .check = check_one_page);
 
 static uint64_t measure_modify_prot(uint64_t n)
 {
@@ -96,9 +97,9 @@ static uint64_t measure_modify_prot(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(pte_modify_prot, .name = "pte_modify_prot", .group = "pte", .iters = PTE_ITERS,
-             .subtract_loop = true, .prepare = prepare_pte, .measure = measure_modify_prot,
-             .check = check_one_page);
+BENCH_DEFINE(pte_modify_prot, pte, "`ptep_modify_prot_start` + `commit` of one entry",
+             .iters = PTE_ITERS, .subtract_loop = true, .prepare = prepare_pte,
+             .measure = measure_modify_prot, .check = check_one_page);
 
 /* ---- mprotect_N: the whole call, lock, lookup, lazy section, pte loop
  * and TLB flush included, alternating read-only and read-write. */
@@ -125,8 +126,9 @@ static uint64_t mprotect_pages(unsigned pages, uint64_t n)
         expect_pages(pages_);                                                                      \
         return problem;                                                                            \
     }                                                                                              \
-    BENCH_DEFINE(mprotect_##pages_, .name = "mprotect_" #pages_, .group = "pte", .iters = iters_,  \
-                 .subtract_loop = true, .prepare = prepare_pte,                                    \
+    BENCH_DEFINE(mprotect_##pages_, pte,                                                           \
+                 "one `mprotect()` of a " #pages_ "-page range, lock and TLB flush included",      \
+                 .iters = iters_, .subtract_loop = true, .prepare = prepare_pte,                   \
                  .measure = measure_mprotect_##pages_, .check = check_mprotect_##pages_)
 
 MPROTECT_BENCH(1, MPROTECT_1_ITERS);

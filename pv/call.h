@@ -1,16 +1,18 @@
 /* Paravirt call sites, in inline asm.
  *
- * PV_SITE emits one site: `call *TABLE_SLOT(%rip)` (FF 15 rel32, 6 bytes),
- * padded with NOPs to LEN bytes, and records its descriptor (pv/site.h) in
- * .pv_sites. Operands the asm text refers to:
- *   [slot] "i" (&table.member)   the ops-table slot the site calls through
- *   [op]   "i" (PV_OP_...)       [len] "i" (site length)   [clob] "i" (PV_CLOBBER_...)
- * The callee keeps the callee-save convention (pv/site.h), so a site
- * clobbers only what its descriptor says, plus flags and memory.
+ * A wrapper (pv/irq.h, pv/mmu.h) is one asm statement:
+ *   __asm__ volatile(PV_OP_ASM(op) : outputs : inputs, PV_OP_OPERANDS(table, op) : ...);
+ * In a paravirt build PV_OP_ASM is the site: `call *TABLE_SLOT(%rip)`
+ * (FF 15 rel32, 6 bytes), padded with NOPs to the op's length, with its
+ * descriptor (pv/site.h) recorded in .pv_sites. In a PARAVIRT=n build it is
+ * the op's native instructions from the registry, recorded in
+ * .pv_native_sites so a test can compare the two builds. The callee keeps
+ * the callee-save convention (pv/site.h), so a site clobbers only what its
+ * descriptor says, plus flags and memory.
  *
- * PV_THUNK_VOID / PV_THUNK_RET wrap a plain C function in an asm entry that
- * saves every caller-saved register (and rax for void ops): what the ops
- * tables point at, and what the Xen patcher turns indirect calls into.
+ * PV_THUNKS(BE) wraps each BE_<op> of a backend in an asm entry BE_pv_<op>
+ * that saves every caller-saved register (and rax for void ops): what the
+ * ops tables point at, and what the Xen patcher turns indirect calls into.
  */
 #ifndef PV_CALL_H
 #define PV_CALL_H
@@ -58,10 +60,16 @@
     ".long 0\n\t"                                                                                  \
     ".popsection\n"
 
-#define PV_NATIVE_OPERANDS(op_) [op] "i"(op_)
-
-#define PV_SITE_OPERANDS(table_slot, op_, len_, clob_)                                             \
-    [slot] "i"(table_slot), [op] "i"(op_), [len] "i"(len_), [clob] "i"(clob_)
+#if CONFIG_PARAVIRT
+/* (The asm operand [op] is the op's number, so "name" names the op here.) */
+#define PV_OP_ASM(name) PV_INDIRECT_CALL
+#define PV_OP_OPERANDS(table, name)                                                                \
+    [slot] "i"(&pv_##table##_ops.name), [op] "i"(PV_OP_##name), [len] "i"(PV_OP_LEN(name)),        \
+        [clob] "i"(PV_OP_CLOBBERS(name))
+#else
+#define PV_OP_ASM(name) PV_NATIVE_SITE(PV_OP_NATIVE(name))
+#define PV_OP_OPERANDS(table, name) [op] "i"(PV_OP_##name)
+#endif
 
 /* Saves rcx rdx rsi rdi r8-r11 (and rax when void) around fn, and aligns
  * the stack: a site may sit anywhere in a function. */
@@ -83,10 +91,12 @@
             ".size " #name ", . - " #name "\n\t"                                                   \
             ".popsection")
 
-/* A C function only a thunk calls: the compiler sees no caller. */
-#define PV_THUNKED static __attribute__((used))
+#define PV_THUNK_NONE(name, fn) PV_THUNK_BODY(name, fn, "push %rax\n\t", "pop %rax\n\t", 72)
+#define PV_THUNK_RAX(name, fn) PV_THUNK_BODY(name, fn, "", "", 64)
 
-#define PV_THUNK_VOID(name, fn) PV_THUNK_BODY(name, fn, "push %rax\n\t", "pop %rax\n\t", 72)
-#define PV_THUNK_RET(name, fn) PV_THUNK_BODY(name, fn, "", "", 64)
+/* A thunk BE_pv_<op> around BE_<op> for every site op: a void op's thunk
+ * keeps rax too, a value op's returns it. */
+#define PV_THUNK_OF_(be, table, op) PV_APPLY_(PV_OP_THUNK_KIND(op), be##_pv_##op, be##_##op);
+#define PV_THUNKS(be) PV_SITES(PV_THUNK_OF_, be)
 
 #endif

@@ -16,7 +16,4 @@ static inline uint64_t read_cr2(void)
     return pv_cpu_ops.read_cr2();
 }
 
-/* The processor brand string (CPUID 0x80000002..4) into buf[49]; "" if absent. */
-void cpu_brand_string(char buf[49]);
-
 #endif

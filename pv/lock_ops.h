@@ -17,8 +17,8 @@ struct pv_lock_ops {
     uint64_t (*blocked)(void);          /* times a waiter blocked; NULL if it never does */
 };
 
-/* The ops in use: the native ones until a backend replaces them (Xen's:
- * xen/xen_spinlock.c). */
+/* The ops in use, assigned by the backend's install function
+ * (arch/x86/native/lock.c, xen/lock.c). */
 extern struct pv_lock_ops pv_lock_ops;
 
 #endif

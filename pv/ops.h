@@ -1,66 +1,58 @@
-/* The paravirt ops tables: one struct of function pointers per concern.
- * arch/x86/ fills them with native code, xen/ with Xen's; the entry path
- * installs one set (pv_install_*) before kernel_main(). Kernel code outside
- * arch/ and xen/ calls the wrappers in pv/irq.h and kernel/time.h, never the
- * CPU or the hypervisor directly. */
+/* The paravirt ops tables: one struct of function pointers per concern,
+ * their members made from the registry (pv/op_list.h). arch/x86/native/
+ * and xen/ each define every op; each backend's install function
+ * (native_install, xen_install) assigns every table once, before
+ * kernel_main(). Kernel code calls the wrappers in pv/irq.h, pv/mmu.h,
+ * pv/cpu.h and kernel/time.h, never the CPU or the hypervisor directly. */
 #ifndef PV_OPS_H
 #define PV_OPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* Tour 5: The ops tables.
- * Every difference between bare metal and a Xen PV guest is a slot in one
- * of these structs of function pointers. Kernel code calls the wrappers in
- * pv/irq.h, pv/mmu.h and pv/cpu.h; only arch/x86/ and xen/ fill the slots. */
-/* Interrupt-flag ops. "flags" is an RFLAGS image: only IF (bit 9) matters. */
-struct pv_irq_ops {
-    void (*irq_disable)(void);
-    void (*irq_enable)(void); /* delivers anything that became pending */
-    unsigned long (*save_fl)(void);
-    void (*restore_fl)(unsigned long flags);
-    void (*safe_halt)(void); /* enable and wait for an interrupt, with no lost wake-up */
-};
+#include "pv/op_list.h"
 
-/* Time: a monotonic clock and one one-shot timer per CPU. */
-struct pv_time_ops {
-    uint64_t (*now_ns)(void);                    /* nanoseconds since boot, monotonic */
-    void (*timer_oneshot)(uint64_t deadline_ns); /* call the timer handler at or after deadline */
-};
+struct boot_info;
+struct pv_backend;
 
-/* Page-table ops. ptep is where the kernel reads the entry (its virtual
- * address); how it is written is the backend's business. */
-struct pv_mmu_ops {
-    uint64_t (*read_cr3)(void);
-    void (*write_cr3)(uint64_t cr3);
-    void (*flush_tlb_one)(uint64_t va);
-    void (*set_pte)(uint64_t *ptep, uint64_t val);
-    uint64_t (*ptep_modify_prot_start)(uint64_t *ptep); /* returns the entry */
-    void (*ptep_modify_prot_commit)(uint64_t *ptep, uint64_t val);
-    void (*enter_lazy_mmu)(void); /* updates may be batched... */
-    void (*leave_lazy_mmu)(void); /* ...until here */
-    /* Rare, so called through the table from C, never patched (no site):
-     * the zeroed frame at pa is about to become a level-`level` table... */
-    void (*make_page_table)(uint64_t pa, int level);
-    /* ...and is linked in by writing an entry of a level 2..4 table. */
-    void (*set_table_entry)(uint64_t *entryp, uint64_t val);
-};
-
-/* CPU ops: what the kernel asks the CPU about itself. */
 struct cpuid_result {
     uint32_t eax, ebx, ecx, edx;
 };
 
+#define PV_SITE_MEMBER_(a, table, op) PV_OP_RET(op)(*op) PV_OP_PARAMS(op);
+#define PV_CALL_MEMBER_(a, table, op, ret, params) ret(*op) params;
+#define PV_MEMBERS(table) PV_SITES_##table(PV_SITE_MEMBER_, ~) PV_CALLS_##table(PV_CALL_MEMBER_, ~)
+
+/* Tour 50: The ops tables.
+ * Every difference between bare metal and a Xen PV guest is a slot in one
+ * of these structs of function pointers, and every slot is a line of the
+ * registry, pv/op_list.h. Kernel code calls the wrappers in pv/irq.h,
+ * pv/mmu.h and pv/cpu.h; only arch/x86/native/ and xen/ fill the slots. */
 struct pv_cpu_ops {
-    struct cpuid_result (*cpuid)(uint32_t leaf, uint32_t subleaf);
-    uint64_t (*read_cr2)(void); /* the linear address of the last #PF */
+    PV_MEMBERS(cpu)
+};
+struct pv_irq_ops {
+    PV_MEMBERS(irq)
+};
+struct pv_mmu_ops {
+    PV_MEMBERS(mmu)
+};
+struct pv_time_ops {
+    PV_MEMBERS(time)
+};
+struct pv_machine_ops {
+    PV_MEMBERS(machine)
+};
+struct pv_patch_ops {
+    PV_MEMBERS(patch)
 };
 
 extern struct pv_cpu_ops pv_cpu_ops;
 extern struct pv_irq_ops pv_irq_ops;
 extern struct pv_mmu_ops pv_mmu_ops;
 extern struct pv_time_ops pv_time_ops;
-
-#define X86_EFLAGS_IF (1UL << 9)
+extern struct pv_machine_ops pv_machine_ops;
+extern struct pv_patch_ops pv_patch_ops;
 
 /* What the installed backend is: a name for logs and result lines, and the
  * capabilities code may ask for instead of comparing names. */
@@ -73,8 +65,36 @@ struct pv_info {
 
 extern struct pv_info pv_info;
 
-/* What each op's table slot points at now, indexed by enum pv_op (0 for
- * an empty slot): the targets a backend may turn indirect calls into. */
+#define X86_EFLAGS_IF (1UL << 9)
+
+/* What each site op's table slot points at now, indexed by enum pv_op (0
+ * for an empty slot): the targets a backend may turn indirect calls into. */
 void pv_ops_current_targets(uint64_t targets[]);
+
+/* A backend BE defines, for every op, a function named BE_<op>; for a site
+ * op the table slot is BE_pv_<op>, the callee-save thunk PV_THUNKS(BE)
+ * (pv/call.h) makes around it. These declare all of them, so a definition
+ * with the wrong type fails to compile, and fill a table from them. */
+#define PV_DECLARE_SITE_(be, table, op)                                                            \
+    PV_OP_RET(op) be##_##op PV_OP_PARAMS(op);                                                      \
+    PV_OP_RET(op) be##_pv_##op PV_OP_PARAMS(op);
+#define PV_DECLARE_CALL_(be, table, op, ret, params) ret be##_##op params;
+#define PV_DECLARE_TABLE_(be, table)                                                               \
+    PV_SITES_##table(PV_DECLARE_SITE_, be) PV_CALLS_##table(PV_DECLARE_CALL_, be)
+#define PV_DECLARE_BACKEND(be)                                                                     \
+    PV_DECLARE_TABLE_(be, cpu)                                                                     \
+    PV_DECLARE_TABLE_(be, irq)                                                                     \
+    PV_DECLARE_TABLE_(be, mmu)                                                                     \
+    PV_DECLARE_TABLE_(be, time)                                                                    \
+    PV_DECLARE_TABLE_(be, machine)                                                                 \
+    PV_DECLARE_TABLE_(be, patch)
+
+#define PV_SITE_SLOT_(be, table, op) .op = be##_pv_##op,
+#define PV_CALL_SLOT_(be, table, op, ret, params) .op = be##_##op,
+/* (struct pv_irq_ops)PV_TABLE(xen, irq): the whole table of backend BE. */
+#define PV_TABLE(be, table)                                                                        \
+    {                                                                                              \
+        PV_SITES_##table(PV_SITE_SLOT_, be) PV_CALLS_##table(PV_CALL_SLOT_, be)                    \
+    }
 
 #endif

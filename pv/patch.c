@@ -5,21 +5,8 @@
 #include "kernel/printf.h"
 #include "kernel/string.h"
 
-static const char *const op_names[PV_OP_COUNT] = {
-    [PV_OP_IRQ_DISABLE] = "irq_disable",
-    [PV_OP_IRQ_ENABLE] = "irq_enable",
-    [PV_OP_SAVE_FL] = "save_fl",
-    [PV_OP_RESTORE_FL] = "restore_fl",
-    [PV_OP_SAFE_HALT] = "safe_halt",
-    [PV_OP_READ_CR3] = "read_cr3",
-    [PV_OP_WRITE_CR3] = "write_cr3",
-    [PV_OP_FLUSH_TLB_ONE] = "flush_tlb_one",
-    [PV_OP_SET_PTE] = "set_pte",
-    [PV_OP_PTEP_MODIFY_PROT_START] = "ptep_modify_prot_start",
-    [PV_OP_PTEP_MODIFY_PROT_COMMIT] = "ptep_modify_prot_commit",
-    [PV_OP_ENTER_LAZY_MMU] = "enter_lazy_mmu",
-    [PV_OP_LEAVE_LAZY_MMU] = "leave_lazy_mmu",
-};
+#define OP_NAME_(a, table, op) [PV_OP_##op] = #op,
+static const char *const op_names[PV_OP_COUNT] = {PV_SITES(OP_NAME_, ~)};
 
 const char *pv_op_name(enum pv_op op)
 {

@@ -1,8 +1,9 @@
-/* Rewriting one paravirt call site (pv/site.h) with what a backend supplies.
+/* Rewriting paravirt call sites (pv/site.h) with what a backend supplies.
  *
- * Pure machinery: it works on a byte buffer that stands for a range of text
- * addresses, so the host unit tests and tools/pvemit run exactly the code
- * the kernel runs at boot (pv/patching.c walks .pv_sites and calls this). */
+ * pv_patch_site() and its helpers (pv/patch.c) are pure machinery: they
+ * work on a byte buffer that stands for a range of text addresses, so the
+ * host unit tests and tools/pvemit run exactly the code the kernel runs at
+ * boot. pv_patch_all() (pv/patch_all.c) walks .pv_sites with them. */
 #ifndef PV_PATCH_H
 #define PV_PATCH_H
 
@@ -91,9 +92,18 @@ bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target);
 /* "irq_disable" ... "leave_lazy_mmu"; "unknown" for op >= PV_OP_COUNT. */
 const char *pv_op_name(enum pv_op op);
 
-/* One line, without a newline, e.g. "pv: native ops, patched 112/114 sites
- * (irq_disable 31 inline, ...; 2 kept indirect: 2 no template)". Truncated
+/* One line, without a newline, e.g. "pv: native ops, patched 65/65 sites
+ * (irq_disable 16 inline, ...)". Truncated
  * to size like snprintf (see PV_PATCH_SUMMARY_LEN). */
 void pv_patch_summary(const struct pv_patch_stats *st, const char *backend, char *buf, size_t size);
+
+/* Walks .pv_sites once and rewrites each site with what the backend
+ * supplies (unless pv.patch=off); prints one summary line. Runs while the
+ * text is still writable, before the kernel map makes it read-only. */
+void pv_patch_all(const struct pv_backend *be);
+
+/* The backend pv_patch_all() rewrote the sites with; NULL if it left them
+ * alone (pv.patch=off) or has not run. */
+const struct pv_backend *pv_patched_with(void);
 
 #endif

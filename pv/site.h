@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "pv/op_list.h"
+
 struct pv_site {
     uint64_t addr;
     uint16_t op;
@@ -34,29 +36,12 @@ _Static_assert(sizeof(struct pv_site) == 16, "tools rely on a 16-byte descriptor
 #define PV_CLOBBER_NONE 0
 #define PV_CLOBBER_RAX (1u << 0)
 
-enum pv_op {
-    PV_OP_IRQ_DISABLE,
-    PV_OP_IRQ_ENABLE,
-    PV_OP_SAVE_FL,
-    PV_OP_RESTORE_FL,
-    PV_OP_SAFE_HALT,
-    PV_OP_READ_CR3,
-    PV_OP_WRITE_CR3,
-    PV_OP_FLUSH_TLB_ONE,
-    PV_OP_SET_PTE,
-    PV_OP_PTEP_MODIFY_PROT_START,
-    PV_OP_PTEP_MODIFY_PROT_COMMIT,
-    PV_OP_ENTER_LAZY_MMU,
-    PV_OP_LEAVE_LAZY_MMU,
-    PV_OP_COUNT
-};
+/* One number per site op, in registry order (pv/op_list.h). */
+#define PV_ENUM_(a, table, op) PV_OP_##op,
+enum pv_op { PV_SITES(PV_ENUM_, ~) PV_OP_COUNT };
+#undef PV_ENUM_
 
-/* Site lengths: the 6-byte indirect call `call *table+off(%rip)`, or the
- * longest replacement any backend writes, whichever is longer. */
-#define PV_INDIRECT_CALL_LEN 6
-#define PV_SITE_LEN_IRQ_DISABLE 7 /* Xen: movb $1, mask(%rip) */
-#define PV_SITE_LEN_RESTORE_FL 9  /* native condsti: test $0x200,%edi; jz 1f; sti */
-#define PV_SITE_LEN_DEFAULT 6
-#define PV_SITE_MAX_LEN 15 /* the longest x86 instruction; the patcher rejects more */
+#define PV_INDIRECT_CALL_LEN 6 /* call *table+off(%rip): FF 15 rel32 */
+#define PV_SITE_MAX_LEN 15     /* the longest x86 instruction; the patcher rejects more */
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "kernel/exit.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 #define JMP_REL32 0xe9
 
@@ -17,5 +17,5 @@ void static_call_retarget(void *trampoline, void *target)
         panic("static call at %p is not a jmp rel32 trampoline", trampoline);
     if (rel != rel32)
         panic("static call target %p is out of reach of %p", target, trampoline);
-    platform_ops->text_poke(t + 1, &rel32, sizeof(rel32));
+    pv_patch_ops.text_poke(t + 1, &rel32, sizeof(rel32));
 }

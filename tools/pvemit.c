@@ -24,10 +24,10 @@
 #include <string.h>
 #include <xen/xen.h>
 
-#include "arch/x86/native_patch.h"
+#include "arch/x86/native/patch.h"
 #include "pv/patch.h"
 #include "pv/site.h"
-#include "xen/xen_patch.h"
+#include "xen/patch.h"
 
 /* Where a PV guest's upcall mask sits in its shared info page: vcpu 0's. */
 #define UPCALL_MASK_OFFSET offsetof(struct shared_info, vcpu_info[0].evtchn_upcall_mask)

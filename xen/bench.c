@@ -16,7 +16,7 @@
 
 /* How pte updates reach Xen changes every page-table benchmark: each
  * result under Xen names the mode it ran in. */
-BENCH_CONFIG_OPTION(xen_mmu, "xen", "xen.mmu");
+BENCH_CONFIG_OPTION(xen_mmu, PV_CAP_XEN_PV, "xen.mmu");
 
 static const char *problem;
 static long xen_version; /* what XENVER_version said before the benchmark */
@@ -53,9 +53,9 @@ static uint64_t measure_hypercall(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(xen_hypercall, .name = "xen_hypercall", .group = "xen", .platform = "xen",
-             .iters = HYPERCALL_ITERS, .subtract_loop = true, .prepare = prepare_xen,
-             .measure = measure_hypercall, .check = check_xen);
+BENCH_DEFINE(xen_hypercall, xen, "`HYPERVISOR_xen_version(XENVER_version)`: a hypercall round trip",
+             .needs = PV_CAP_XEN_PV, .iters = HYPERCALL_ITERS, .subtract_loop = true,
+             .prepare = prepare_xen, .measure = measure_hypercall, .check = check_xen);
 
 /* ---- xen_multicall_N: one multicall of N xen_version entries. Results are
  * reset first, so the last call's must all be Xen's version. */
@@ -86,12 +86,12 @@ static uint64_t measure_multicall_16(uint64_t n)
     return measure_multicall(16, n);
 }
 
-BENCH_DEFINE(xen_multicall_1, .name = "xen_multicall_1", .group = "xen", .platform = "xen",
+BENCH_DEFINE(xen_multicall_1, xen, "one multicall of 1 `xen_version` entry", .needs = PV_CAP_XEN_PV,
              .iters = MULTICALL_ITERS, .subtract_loop = true, .prepare = prepare_xen,
              .measure = measure_multicall_1, .check = check_xen);
-BENCH_DEFINE(xen_multicall_16, .name = "xen_multicall_16", .group = "xen", .platform = "xen",
-             .iters = MULTICALL_ITERS, .subtract_loop = true, .prepare = prepare_xen,
-             .measure = measure_multicall_16, .check = check_xen);
+BENCH_DEFINE(xen_multicall_16, xen, "one multicall of 16 `xen_version` entries",
+             .needs = PV_CAP_XEN_PV, .iters = MULTICALL_ITERS, .subtract_loop = true,
+             .prepare = prepare_xen, .measure = measure_multicall_16, .check = check_xen);
 
 /* ---- xen_evtchn_self: EVTCHNOP_send on an IPI port bound to this vCPU,
  * then wait until the upcall has run its handler. With events unmasked Xen
@@ -139,6 +139,7 @@ static uint64_t measure_evtchn_self(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(xen_evtchn_self, .name = "xen_evtchn_self", .group = "xen", .platform = "xen",
-             .iters = EVTCHN_ITERS, .subtract_loop = true, .prepare = prepare_evtchn,
-             .measure = measure_evtchn_self, .check = check_xen);
+BENCH_DEFINE(xen_evtchn_self, xen,
+             "`EVTCHNOP_send` on an IPI port bound to ourselves, until its handler has run",
+             .needs = PV_CAP_XEN_PV, .iters = EVTCHN_ITERS, .subtract_loop = true,
+             .prepare = prepare_evtchn, .measure = measure_evtchn_self, .check = check_xen);

@@ -9,7 +9,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "xen/hypercall.h"
-#include "xen/pv_guest.h"
+#include "xen/backend.h"
 
 #define WORD_BITS (sizeof(xen_ulong_t) * 8)
 #define EVTCHN_WORDS (sizeof(xen_shared_info.evtchn_mask) / sizeof(xen_ulong_t))

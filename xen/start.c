@@ -7,9 +7,8 @@
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
-#include "pv/platform_ops.h"
+#include "xen/backend.h"
 #include "xen/hypercall.h"
-#include "xen/pv_guest.h"
 
 #define START_INFO_MAGIC "xen-3.0-x86_64"
 #define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
@@ -57,6 +56,15 @@ static uint64_t bootstrap_end(const start_info_t *si, uint64_t xen_stack_top)
     return end;
 }
 
+void xen_guest_init(void)
+{
+    const start_info_t *si = xen_start_info;
+
+    if (strncmp(si->magic, START_INFO_MAGIC, strlen(START_INFO_MAGIC)) != 0)
+        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, START_INFO_MAGIC);
+    map_shared_info(si->shared_info);
+}
+
 static void fill_boot_info(const start_info_t *si, uint64_t xen_stack_top)
 {
     uint64_t kend = (uint64_t)__kernel_end;
@@ -84,15 +92,8 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
         __builtin_trap();
     xen_start_info = si;
-    xen_console_init();
-    platform_ops = &xen_platform_ops; /* console and exit work from here on */
+    xen_install(); /* console first, then traps, events and every ops table */
     boot_info.method = BOOT_XEN_PV;
-    if (strncmp(si->magic, START_INFO_MAGIC, strlen(START_INFO_MAGIC)) != 0)
-        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, START_INFO_MAGIC);
-    map_shared_info(si->shared_info);
-    xen_traps_init();  /* exceptions reach trap_dispatch() */
-    xen_events_init(); /* upcall and failsafe callbacks, every port masked */
-    xen_ops_install(); /* pv irq and time ops, VIRQ_TIMER */
     fill_boot_info(si, xen_stack_top);
     print_xen_banner(si);
     kernel_main();

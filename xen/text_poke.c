@@ -6,10 +6,8 @@
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
 #include "pv/irq.h"
+#include "xen/backend.h"
 #include "xen/hypercall.h"
-#include "xen/pv_guest.h"
-
-void xen_text_poke(void *addr, const void *bytes, size_t len);
 
 void xen_text_poke(void *addr, const void *bytes, size_t len)
 {

@@ -3,7 +3,7 @@
  * which end in the same trap_dispatch() as native traps. */
 #include "arch/x86/trap_frame.h"
 #include "xen/hypercall.h"
-#include "xen/pv_guest.h"
+#include "xen/backend.h"
 
 #define XEN_TRAP_VECTORS 32
 

@@ -30,25 +30,6 @@ static inline void write_cr0(uint64_t v)
     __asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
 }
 
-static inline uint64_t native_read_cr2(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr2, %0" : "=r"(v));
-    return v;
-}
-
-static inline uint64_t native_read_cr3(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
-    return v;
-}
-
-static inline void native_write_cr3(uint64_t v)
-{
-    __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
 static inline uint64_t read_cr4(void)
 {
     uint64_t v;

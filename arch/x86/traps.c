@@ -9,7 +9,7 @@
 #include "kernel/printf.h"
 #include "mm/kernel_map.h"
 #include "pv/cpu.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 #define BACKTRACE_MAX_FRAMES 16
 
@@ -108,7 +108,7 @@ void trap_fatal(const struct trap_frame *f, const char *why)
 
     if (nesting++) {
         console_write("trap: fault while reporting a fault\n", 36);
-        platform_ops->exit(EXIT_FAILURE);
+        pv_machine_ops.exit(EXIT_FAILURE);
     }
     kprintf("trap: %s, vector %lu, %s\n", trap_name(f->vector), f->vector, why);
     if (f->vector == TRAP_PF)

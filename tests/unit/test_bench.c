@@ -1,6 +1,7 @@
 /* The benchmark runner's pure parts: per-op figures and their summary
- * (bench/stats.c), and parsing bench= (bench/select.c) against a small
- * table, with kprintf captured. */
+ * (bench/stats.c), parsing bench= (bench/select.c) against a small table,
+ * the run order (bench/order.c) and the capability check (bench/needs.c),
+ * with kprintf captured. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "bench/bench.h"
+#include "bench/order.h"
 #include "bench/select.h"
 #include "bench/stats.h"
 
@@ -74,10 +76,14 @@ static void test_summary_of_one(void **state)
     assert_int_equal(r.median, 7);
 }
 
+static const struct bench_group irq = {.name = "irq", .title = "irq ops", .rank = 10};
+static const struct bench_group calls = {.name = "calls", .title = "calls", .rank = 20};
+static const struct bench_group late = {.name = "late", .title = "late", .rank = 20};
+
 static const struct bench table_entries[] = {
-    {.name = "cli_sti", .group = "irq"},
-    {.name = "save_fl", .group = "irq"},
-    {.name = "call_direct", .group = "calls"},
+    {.name = "cli_sti", .group = &irq},
+    {.name = "save_fl", .group = &irq},
+    {.name = "call_direct", .group = &calls},
 };
 static const struct bench *const table[] = {&table_entries[0], &table_entries[1],
                                             &table_entries[2]};
@@ -129,6 +135,34 @@ static void test_select_ignores_empty_words_and_prefixes(void **state)
     assert_true(!chosen[0] && !chosen[1] && !chosen[2]);
 }
 
+static void test_sort_by_group_rank_then_name(void **state)
+{
+    const struct bench entries[] = {
+        {.name = "zz", .group = &late},           {.name = "save_fl", .group = &irq},
+        {.name = "call_direct", .group = &calls}, {.name = "cli_sti", .group = &irq},
+        {.name = "aa", .group = &late},           {.name = "call_a", .group = &calls},
+    };
+    const char *want[] = {"cli_sti", "save_fl", "call_a", "call_direct", "aa", "zz"};
+    const struct bench *sorted[6];
+
+    (void)state;
+    for (size_t i = 0; i < 6; i++)
+        sorted[i] = &entries[i];
+    bench_sort(sorted, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(sorted[i]->name, want[i]);
+}
+
+static void test_unmet_needs_name_where_it_runs(void **state)
+{
+    (void)state;
+    assert_null(bench_unmet(0, 0));
+    assert_null(bench_unmet(0, PV_CAP_XEN_PV));
+    assert_null(bench_unmet(PV_CAP_XEN_PV, PV_CAP_XEN_PV));
+    assert_string_equal(bench_unmet(PV_CAP_XEN_PV, 0), "xen");
+    assert_string_equal(bench_unmet(1u << 31, PV_CAP_XEN_PV), "another platform");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +174,8 @@ int main(void)
         cmocka_unit_test(test_select_names_and_groups),
         cmocka_unit_test(test_select_unknown_word_lists_the_known_and_keeps_the_rest),
         cmocka_unit_test(test_select_ignores_empty_words_and_prefixes),
+        cmocka_unit_test(test_sort_by_group_rank_then_name),
+        cmocka_unit_test(test_unmet_needs_name_where_it_runs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

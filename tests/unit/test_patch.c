@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "arch/x86/native_patch.h"
+#include "arch/x86/native/patch.h"
 #include "pv/patch.h"
 #include "pv/site.h"
-#include "xen/xen_patch.h"
+#include "xen/patch.h"
 
 #define TEXT_START 0x101000ull
 #define TEXT_LEN 64
@@ -73,13 +73,13 @@ static enum pv_patch_result patch(struct text_fixture *f, const struct pv_backen
     return r;
 }
 
+/* Each op's site length, from the registry (pv/op_list.h). */
+#define SITE_LEN_(a, table, op) [PV_OP_##op] = PV_OP_LEN(op),
+static const uint8_t site_lens[PV_OP_COUNT] = {PV_SITES(SITE_LEN_, ~)};
+
 static uint8_t site_len_of(enum pv_op op)
 {
-    if (op == PV_OP_IRQ_DISABLE)
-        return PV_SITE_LEN_IRQ_DISABLE;
-    if (op == PV_OP_RESTORE_FL)
-        return PV_SITE_LEN_RESTORE_FL;
-    return PV_SITE_LEN_DEFAULT;
+    return site_lens[op];
 }
 
 /* The recommended NOPs (Intel SDM vol. 2B, "NOP"), by length. */
@@ -146,28 +146,28 @@ static void assert_site_unpatched(struct text_fixture *f)
 static struct bytes native_expected(enum pv_op op, bool condsti)
 {
     switch (op) {
-    case PV_OP_IRQ_DISABLE:
+    case PV_OP_irq_disable:
         return BYTES(0xfa);
-    case PV_OP_IRQ_ENABLE:
+    case PV_OP_irq_enable:
         return BYTES(0xfb);
-    case PV_OP_SAVE_FL:
+    case PV_OP_save_fl:
         return BYTES(0x9c, 0x58);
-    case PV_OP_RESTORE_FL:
+    case PV_OP_restore_fl:
         if (condsti)
             return BYTES(0xf7, 0xc7, 0x00, 0x02, 0x00, 0x00, 0x74, 0x01, 0xfb);
         return BYTES(0x57, 0x9d);
-    case PV_OP_SAFE_HALT:
+    case PV_OP_safe_halt:
         return BYTES(0xfb, 0xf4);
-    case PV_OP_READ_CR3:
+    case PV_OP_read_cr3:
         return BYTES(0x0f, 0x20, 0xd8);
-    case PV_OP_WRITE_CR3:
+    case PV_OP_write_cr3:
         return BYTES(0x0f, 0x22, 0xdf);
-    case PV_OP_FLUSH_TLB_ONE:
+    case PV_OP_flush_tlb_one:
         return BYTES(0x0f, 0x01, 0x3f);
-    case PV_OP_SET_PTE:
-    case PV_OP_PTEP_MODIFY_PROT_COMMIT:
+    case PV_OP_set_pte:
+    case PV_OP_ptep_modify_prot_commit:
         return BYTES(0x48, 0x89, 0x37);
-    case PV_OP_PTEP_MODIFY_PROT_START:
+    case PV_OP_ptep_modify_prot_start:
         return BYTES(0x31, 0xc0, 0x48, 0x87, 0x07);
     default:
         return (struct bytes){{0}, 0}; /* lazy MMU: nothing natively */
@@ -213,7 +213,7 @@ static void test_native_lazy_mmu_site_is_one_nop(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_ENTER_LAZY_MMU, PV_SITE_LEN_DEFAULT);
+    setup_text(&f, TEXT_START, PV_OP_enter_lazy_mmu, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, native_patch_backend(&(struct native_patch_ctx){0})),
                      PV_PATCHED_INLINE);
     assert_memory_equal(site_bytes(&f), sdm_nops[5].b, 6);
@@ -288,7 +288,7 @@ static void check_xen_irq_disable(uint64_t text_start, uint64_t mask)
                               (uint8_t)(disp >> 16), (uint8_t)(disp >> 24), 0x01);
 
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, text_start, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    setup_text(&f, text_start, PV_OP_irq_disable, PV_OP_LEN(irq_disable));
     assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
     assert_site_is(&f, &movb);
 }
@@ -309,7 +309,7 @@ static void test_xen_irq_disable_exact_bytes(void **state)
 
     (void)state;
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    setup_text(&f, TEXT_START, PV_OP_irq_disable, PV_OP_LEN(irq_disable));
     assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
     assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xc6, 0x05, 0xea, 0x8f, 0x10, 0x00, 0x01}), 7);
     assert_string_equal(be.name, "xen");
@@ -322,12 +322,12 @@ static void test_xen_direct_call(void **state)
     struct text_fixture f;
 
     (void)state;
-    ctx.direct[PV_OP_IRQ_ENABLE] = 0x100800; /* 0x100800 - 0x101015 = -0x815 */
+    ctx.direct[PV_OP_irq_enable] = 0x100800; /* 0x100800 - 0x101015 = -0x815 */
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, PV_SITE_LEN_DEFAULT);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &be), PV_PATCHED_CALL);
     assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xe8, 0xeb, 0xf7, 0xff, 0xff, 0x90}), 6);
-    assert_int_equal(f.stats.call_by_op[PV_OP_IRQ_ENABLE], 1);
+    assert_int_equal(f.stats.call_by_op[PV_OP_irq_enable], 1);
 }
 
 static void test_xen_irq_disable_falls_back_to_call(void **state)
@@ -338,9 +338,9 @@ static void test_xen_irq_disable_falls_back_to_call(void **state)
     struct bytes call = BYTES(0xe8, 0xeb, 0x0f, 0x00, 0x00); /* 0x102000 - 0x101015 */
 
     (void)state;
-    ctx.direct[PV_OP_IRQ_DISABLE] = 0x102000;
+    ctx.direct[PV_OP_irq_disable] = 0x102000;
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE);
+    setup_text(&f, TEXT_START, PV_OP_irq_disable, PV_OP_LEN(irq_disable));
     assert_int_equal(patch(&f, &be), PV_PATCHED_CALL);
     assert_site_is(&f, &call);
 }
@@ -352,9 +352,9 @@ static void test_xen_call_out_of_range_kept(void **state)
     struct text_fixture f;
 
     (void)state;
-    ctx.direct[PV_OP_SAVE_FL] = TEXT_START + SITE_OFF + 5 + 0x80000000ull;
+    ctx.direct[PV_OP_save_fl] = TEXT_START + SITE_OFF + 5 + 0x80000000ull;
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, PV_SITE_LEN_DEFAULT);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
     assert_site_unpatched(&f);
     assert_int_equal(f.stats.kept_too_long, 1);
@@ -397,16 +397,16 @@ static void test_replacement_longer_than_site_kept(void **state)
 
     (void)state;
     for (uint8_t len = PV_INDIRECT_CALL_LEN; len < 10; len++) {
-        setup_text(&f, TEXT_START, PV_OP_SET_PTE, len);
+        setup_text(&f, TEXT_START, PV_OP_set_pte, len);
         assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
         assert_site_unpatched(&f);
     }
     /* 9-byte condsti restore_fl, 7-byte movb: each needs its longer site. */
-    setup_text(&f, TEXT_START, PV_OP_RESTORE_FL, PV_SITE_LEN_DEFAULT);
+    setup_text(&f, TEXT_START, PV_OP_restore_fl, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, native_patch_backend(&condsti)), PV_KEPT_TOO_LONG);
     assert_site_unpatched(&f);
     xen_patch_backend_init(&xen, &xctx);
-    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, PV_SITE_LEN_DEFAULT);
+    setup_text(&f, TEXT_START, PV_OP_irq_disable, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &xen), PV_KEPT_TOO_LONG);
     assert_site_unpatched(&f);
     assert_int_equal(f.stats.kept_too_long, 1);
@@ -450,11 +450,11 @@ static void test_reject_address_outside_text(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, 6);
     f.site.addr = TEXT_START - 1;
     assert_rejected(&f, "pv: site at 0x100fff (irq_enable): address outside text "
                         "[0x101000, 0x101040)");
-    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, 6);
     f.site.addr = TEXT_START + TEXT_LEN;
     assert_rejected(&f, "pv: site at 0x101040 (irq_enable): address outside text "
                         "[0x101000, 0x101040)");
@@ -465,7 +465,7 @@ static void test_reject_site_crossing_end_of_text(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_IRQ_ENABLE, 6);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, 6);
     f.site.addr = TEXT_START + TEXT_LEN - 5;
     assert_rejected(&f, "pv: site at 0x10103b (irq_enable): 6 bytes cross the end of text "
                         "at 0x101040");
@@ -477,7 +477,7 @@ static void test_reject_site_wrapping_address_space(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, 0xffffffffffffffc0ull, PV_OP_IRQ_ENABLE, 15);
+    setup_text(&f, 0xffffffffffffffc0ull, PV_OP_irq_enable, 15);
     f.site.addr = UINT64_MAX;
     assert_false(pv_site_valid(&f.site, &f.text, f.err, sizeof(f.err)));
     assert_non_null(strstr(f.err, "15 bytes cross the end of text"));
@@ -491,15 +491,15 @@ static void test_reject_bad_lengths(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 6);
     f.site.len = 0;
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 0 is shorter than the "
                         "6-byte indirect call");
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 6);
     f.site.len = 5;
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 5 is shorter than the "
                         "6-byte indirect call");
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 15);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 15);
     f.site.len = 16;
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 16 is over the 15-byte "
                         "maximum");
@@ -510,7 +510,7 @@ static void test_reject_nonzero_reserved(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 6);
     f.site.reserved = 0x100;
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): reserved field is 0x100, not 0");
 }
@@ -520,7 +520,7 @@ static void test_reject_site_without_indirect_call(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_SAVE_FL, 6);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 6);
     site_bytes(&f)[1] = 0x25; /* ff 25: jmp *rel32(%rip), not a call */
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): starts with ff 25, not the indirect "
                         "call ff 15 (patched twice, or a stale descriptor)");
@@ -531,7 +531,7 @@ static void test_reject_site_patched_twice(void **state)
     struct text_fixture f;
 
     (void)state;
-    setup_text(&f, TEXT_START, PV_OP_IRQ_DISABLE, 7);
+    setup_text(&f, TEXT_START, PV_OP_irq_disable, 7);
     assert_int_equal(patch(&f, native()), PV_PATCHED_INLINE);
     memset(&f.stats, 0, sizeof(f.stats));
     assert_rejected(&f, "pv: site at 0x101010 (irq_disable): starts with fa 66, not the "
@@ -557,9 +557,9 @@ static void test_reject_message_truncated_safely(void **state)
 static void test_op_names(void **state)
 {
     (void)state;
-    assert_string_equal(pv_op_name(PV_OP_IRQ_DISABLE), "irq_disable");
-    assert_string_equal(pv_op_name(PV_OP_PTEP_MODIFY_PROT_START), "ptep_modify_prot_start");
-    assert_string_equal(pv_op_name(PV_OP_LEAVE_LAZY_MMU), "leave_lazy_mmu");
+    assert_string_equal(pv_op_name(PV_OP_irq_disable), "irq_disable");
+    assert_string_equal(pv_op_name(PV_OP_ptep_modify_prot_start), "ptep_modify_prot_start");
+    assert_string_equal(pv_op_name(PV_OP_leave_lazy_mmu), "leave_lazy_mmu");
     assert_string_equal(pv_op_name(PV_OP_COUNT), "unknown");
     for (unsigned a = 0; a < PV_OP_COUNT; a++)
         for (unsigned b = a + 1; b < PV_OP_COUNT; b++)
@@ -573,8 +573,8 @@ static void test_summary_native(void **state)
 
     (void)state;
     st.sites = 46;
-    st.inline_by_op[PV_OP_IRQ_DISABLE] = 31;
-    st.inline_by_op[PV_OP_SAVE_FL] = 12;
+    st.inline_by_op[PV_OP_irq_disable] = 31;
+    st.inline_by_op[PV_OP_save_fl] = 12;
     st.kept_no_template = 2;
     st.rejected = 1;
     pv_patch_summary(&st, "native", line, sizeof(line));
@@ -591,9 +591,9 @@ static void test_summary_mixed_and_empty(void **state)
     pv_patch_summary(&st, "xen", line, sizeof(line));
     assert_string_equal(line, "pv: xen ops, patched 0/0 sites");
     st.sites = 9;
-    st.inline_by_op[PV_OP_IRQ_DISABLE] = 3;
-    st.call_by_op[PV_OP_IRQ_DISABLE] = 2;
-    st.call_by_op[PV_OP_SET_PTE] = 1;
+    st.inline_by_op[PV_OP_irq_disable] = 3;
+    st.call_by_op[PV_OP_irq_disable] = 2;
+    st.call_by_op[PV_OP_set_pte] = 1;
     st.kept_no_template = 1;
     st.kept_too_long = 2;
     pv_patch_summary(&st, "xen", line, sizeof(line));
@@ -620,7 +620,7 @@ static void test_summary_truncates_safely(void **state)
 
     (void)state;
     st.sites = 1;
-    st.inline_by_op[PV_OP_IRQ_ENABLE] = 1;
+    st.inline_by_op[PV_OP_irq_enable] = 1;
     pv_patch_summary(&st, "native", line, sizeof(line));
     assert_string_equal(line, "pv: native ops, pat");
 }

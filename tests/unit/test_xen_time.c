@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "xen/xen_time.h"
+#include "xen/system_time.h"
 
 /* The formula of <xen/xen.h>, written the obvious way: shift in 64 bits,
  * multiply in 128, keep bits 32..95. */

@@ -22,10 +22,11 @@ UNIT_TESTS += clock_scale
 UNIT_SRCS_clock_scale := kernel/clock_scale.c
 
 UNIT_TESTS += patch
-UNIT_SRCS_patch := pv/patch.c arch/x86/native_patch.c xen/xen_patch.c kernel/printf.c
+UNIT_SRCS_patch := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/patch.c \
+	kernel/printf.c
 
 UNIT_TESTS += xen_time
-UNIT_SRCS_xen_time := xen/xen_time.c
+UNIT_SRCS_xen_time := xen/system_time.c
 
 UNIT_TESTS += xen_console_ring
 UNIT_SRCS_xen_console_ring := xen/console_ring.c
@@ -56,7 +57,7 @@ UNIT_SRCS_multicall := xen/multicall.c
 
 # kprintf is captured in the test: per-op figures and bench= parsing are real.
 UNIT_TESTS += bench
-UNIT_SRCS_bench := bench/stats.c bench/select.c
+UNIT_SRCS_bench := bench/stats.c bench/select.c bench/order.c bench/needs.c
 
 UNIT_TESTS += ksyms
 UNIT_SRCS_ksyms := kernel/ksyms.c

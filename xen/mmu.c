@@ -8,12 +8,13 @@
  *              in this CPU's multicall buffer (xen/multicall.c) and issued
  *              at leave_lazy_mmu() or when it fills; outside one, at once.
  *
+ * Every mmu_update and mmuext_op the kernel makes, in any mode, goes
+ * through that one buffer: hypercall mode is a batch flushed at once.
+ *
  * Xen ABI (PV memory management): a page table must have no writable
  * mapping; Xen validates every entry it installs and holds machine frames.
  * ptep is where the kernel reads an entry: RAM is mapped at VA == PA, so
  * virt_to_maddr(ptep) is the entry's machine address. */
-#include "xen/xen_mmu.h"
-
 #include <stdbool.h>
 
 #include "kernel/cmdline.h"
@@ -22,10 +23,9 @@
 #include "kernel/printf.h"
 #include "mm/mm_stats.h"
 #include "mm/pgtable.h"
-#include "pv/call.h"
+#include "xen/backend.h"
 #include "xen/hypercall.h"
 #include "xen/multicall.h"
-#include "xen/pv_guest.h"
 
 enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH };
 
@@ -36,7 +36,7 @@ static bool preserve_ad_wanted = true;
 OPTION_BOOL(preserve_ad_wanted, "xen.preserve_ad",
             "commit ptes with MMU_PT_UPDATE_PRESERVE_AD when Xen offers it");
 
-/* Set by xen_mmu_mode_init(): commits keep A/D through Xen, so start
+/* Set by xen_mmu_setup(): commits keep A/D through Xen, so start
  * need not clear the entry. Never in trap mode, which has no hypercall. */
 static bool preserve_ad;
 static bool lazy;          /* between enter_lazy_mmu() and leave_lazy_mmu() */
@@ -94,76 +94,55 @@ static void queued(void)
         flush_queue();
 }
 
-static void mmu_update_now(uint64_t *ptep, uint64_t val, unsigned cmd)
+/* Queues one update of the entry at ptep; cmd is its MMU_* command. */
+static void queue_update(uint64_t *ptep, uint64_t val, unsigned cmd)
 {
-    struct mmu_update u = {.ptr = virt_to_maddr(ptep) | cmd, .val = val};
-    struct mc_failure f = {.op = __HYPERVISOR_mmu_update, .update = u, .pte_va = (uint64_t)ptep};
-    unsigned done = 0;
+    struct mc_failure f;
 
-    mm_stats_add(MM_HYPERCALLS, 1);
-    f.error = HYPERVISOR_mmu_update(&u, 1, &done, DOMID_SELF);
-    if (f.error != 0)
+    if (!mc_queue_mmu_update(&mc, virt_to_maddr(ptep) | cmd, val, (uint64_t)ptep, &f))
         report_failure(&f);
 }
 
 static void mmuext(const struct mmuext_op *op)
 {
-    struct mc_failure f = {.op = __HYPERVISOR_mmuext_op, .ext = *op};
-    unsigned done = 0;
+    struct mc_failure f;
 
-    if (mmu_mode == XEN_MMU_BATCH) {
-        if (!mc_queue_mmuext_op(&mc, op, &f))
-            report_failure(&f);
-        queued();
-        return;
-    }
-    mm_stats_add(MM_HYPERCALLS, 1);
-    f.error = HYPERVISOR_mmuext_op(op, 1, &done, DOMID_SELF);
-    if (f.error != 0)
+    if (!mc_queue_mmuext_op(&mc, op, &f))
         report_failure(&f);
+    queued();
 }
 
 /* A plain store to a read-only L1 table: Xen's page-fault handler sees
  * the write, validates the new entry and performs it
- * (VMASST_TYPE_writable_pagetables, turned on by xen_mmu_mode_init). */
+ * (VMASST_TYPE_writable_pagetables, turned on by xen_mmu_setup). */
 static void store_trapped(uint64_t *ptep, uint64_t val)
 {
     mm_stats_add(MM_TRAPS_EMULATED, 1);
     __atomic_store_n(ptep, val, __ATOMIC_RELAXED);
 }
 
-/* Tour 14: Three ways to write a pte under Xen.
+/* Tour 140: Three ways to write a pte under Xen.
  * `trap`: store to the read-only page table and let Xen's page-fault handler
  * emulate it, the path the series started from; `hypercall`: one
  * mmu_update per pte; `batch`: queue it in the multicall buffer, issued at
- * `leave_lazy_mmu`. docs/mm.md has this project's measured cost of each. */
-/* Writes a leaf entry the way the mode says; cmd is the MMU_* command a
- * hypercall would carry. */
+ * `leave_lazy_mmu`. The last two share one path, `queue_update`. docs/mm.md
+ * has this project's measured cost of each. */
 static void write_pte(uint64_t *ptep, uint64_t val, unsigned cmd)
 {
-    struct mc_failure f;
-
-    switch (mmu_mode) {
-    case XEN_MMU_TRAP:
+    if (mmu_mode == XEN_MMU_TRAP) {
         store_trapped(ptep, val);
-        break;
-    case XEN_MMU_HYPERCALL:
-        mmu_update_now(ptep, val, cmd);
-        break;
-    case XEN_MMU_BATCH:
-        if (!mc_queue_mmu_update(&mc, virt_to_maddr(ptep) | cmd, val, (uint64_t)ptep, &f))
-            report_failure(&f);
-        queued();
-        break;
+        return;
     }
+    queue_update(ptep, val, cmd);
+    queued();
 }
 
-PV_THUNKED uint64_t xen_read_cr3_fn(void)
+uint64_t xen_read_cr3(void)
 {
     return cr3;
 }
 
-PV_THUNKED void xen_write_cr3_fn(uint64_t v)
+void xen_write_cr3(uint64_t v)
 {
     struct mmuext_op op = {.cmd = MMUEXT_NEW_BASEPTR, .arg1.mfn = v >> 12};
 
@@ -171,14 +150,14 @@ PV_THUNKED void xen_write_cr3_fn(uint64_t v)
     mmuext(&op); /* Xen ABI: the same base again still flushes the TLB */
 }
 
-PV_THUNKED void xen_flush_tlb_one_fn(uint64_t va)
+void xen_flush_tlb_one(uint64_t va)
 {
     struct mmuext_op op = {.cmd = MMUEXT_INVLPG_LOCAL, .arg1.linear_addr = va};
 
     mmuext(&op);
 }
 
-PV_THUNKED void xen_set_pte_fn(uint64_t *ptep, uint64_t val)
+void xen_set_pte(uint64_t *ptep, uint64_t val)
 {
     write_pte(ptep, val, MMU_NORMAL_PT_UPDATE);
 }
@@ -187,7 +166,7 @@ PV_THUNKED void xen_set_pte_fn(uint64_t *ptep, uint64_t val)
  * commit whatever A/D bits the CPU sets meanwhile. Without it, clear the
  * entry as native code does, so the CPU can set nothing until the commit;
  * the locked xchg on a read-only table is trapped and emulated by Xen. */
-PV_THUNKED uint64_t xen_ptep_modify_prot_start_fn(uint64_t *ptep)
+uint64_t xen_ptep_modify_prot_start(uint64_t *ptep)
 {
     if (preserve_ad)
         return __atomic_load_n(ptep, __ATOMIC_RELAXED);
@@ -195,17 +174,17 @@ PV_THUNKED uint64_t xen_ptep_modify_prot_start_fn(uint64_t *ptep)
     return __atomic_exchange_n(ptep, 0, __ATOMIC_SEQ_CST);
 }
 
-PV_THUNKED void xen_ptep_modify_prot_commit_fn(uint64_t *ptep, uint64_t val)
+void xen_ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
 {
     write_pte(ptep, val, preserve_ad ? MMU_PT_UPDATE_PRESERVE_AD : MMU_NORMAL_PT_UPDATE);
 }
 
-PV_THUNKED void xen_enter_lazy_mmu_fn(void)
+void xen_enter_lazy_mmu(void)
 {
     lazy = mmu_mode == XEN_MMU_BATCH;
 }
 
-PV_THUNKED void xen_leave_lazy_mmu_fn(void)
+void xen_leave_lazy_mmu(void)
 {
     lazy = false;
     flush_queue();
@@ -217,7 +196,7 @@ PV_THUNKED void xen_leave_lazy_mmu_fn(void)
  * Xen validate and type it, and the link keeps it typed; these tables are
  * never unlinked, so a pin would only add a hypercall. Anything queued
  * goes first, to keep every update in program order. */
-PV_THUNKED void xen_make_page_table_fn(uint64_t pa, int level)
+void xen_make_page_table(uint64_t pa, int level)
 {
     (void)level;
     flush_queue();
@@ -227,52 +206,40 @@ PV_THUNKED void xen_make_page_table_fn(uint64_t pa, int level)
              "update_va_mapping page table read-only");
 }
 
-/* Always a hypercall: Xen emulates stores to L1 tables only. */
-PV_THUNKED void xen_set_table_entry_fn(uint64_t *entryp, uint64_t val)
+/* Always a hypercall, and at once, in every mode: Xen emulates stores to
+ * L1 tables only, and the walk that linked the table reads it next. */
+void xen_set_table_entry(uint64_t *entryp, uint64_t val)
 {
+    queue_update(entryp, val, MMU_NORMAL_PT_UPDATE);
     flush_queue();
-    mmu_update_now(entryp, val, MMU_NORMAL_PT_UPDATE);
 }
 
-uint64_t xen_pv_read_cr3(void);
-void xen_pv_write_cr3(uint64_t v);
-void xen_pv_flush_tlb_one(uint64_t va);
-void xen_pv_set_pte(uint64_t *ptep, uint64_t val);
-uint64_t xen_pv_ptep_modify_prot_start(uint64_t *ptep);
-void xen_pv_ptep_modify_prot_commit(uint64_t *ptep, uint64_t val);
-void xen_pv_enter_lazy_mmu(void);
-void xen_pv_leave_lazy_mmu(void);
-void xen_pv_make_page_table(uint64_t pa, int level);
-void xen_pv_set_table_entry(uint64_t *entryp, uint64_t val);
+/* Xen ABI: a PV guest's entries hold machine frames, not its own. */
+uint64_t xen_phys_to_maddr(uint64_t pa)
+{
+    return virt_to_maddr((const void *)pa); /* VIRT_BASE 0: the same address */
+}
 
-PV_THUNK_RET(xen_pv_read_cr3, xen_read_cr3_fn);
-PV_THUNK_VOID(xen_pv_write_cr3, xen_write_cr3_fn);
-PV_THUNK_VOID(xen_pv_flush_tlb_one, xen_flush_tlb_one_fn);
-PV_THUNK_VOID(xen_pv_set_pte, xen_set_pte_fn);
-PV_THUNK_RET(xen_pv_ptep_modify_prot_start, xen_ptep_modify_prot_start_fn);
-PV_THUNK_VOID(xen_pv_ptep_modify_prot_commit, xen_ptep_modify_prot_commit_fn);
-PV_THUNK_VOID(xen_pv_enter_lazy_mmu, xen_enter_lazy_mmu_fn);
-PV_THUNK_VOID(xen_pv_leave_lazy_mmu, xen_leave_lazy_mmu_fn);
-PV_THUNK_VOID(xen_pv_make_page_table, xen_make_page_table_fn);
-PV_THUNK_VOID(xen_pv_set_table_entry, xen_set_table_entry_fn);
+/* Through Xen's machine-to-phys table: every frame a table can hold is ours. */
+uint64_t xen_maddr_to_phys(uint64_t maddr)
+{
+    return (mfn_to_pfn(maddr >> 12) << 12) | (maddr & 0xfff);
+}
 
-const struct pv_mmu_ops xen_mmu_ops = {
-    .read_cr3 = xen_pv_read_cr3,
-    .write_cr3 = xen_pv_write_cr3,
-    .flush_tlb_one = xen_pv_flush_tlb_one,
-    .set_pte = xen_pv_set_pte,
-    .ptep_modify_prot_start = xen_pv_ptep_modify_prot_start,
-    .ptep_modify_prot_commit = xen_pv_ptep_modify_prot_commit,
-    .enter_lazy_mmu = xen_pv_enter_lazy_mmu,
-    .leave_lazy_mmu = xen_pv_leave_lazy_mmu,
-    .make_page_table = xen_pv_make_page_table,
-    .set_table_entry = xen_pv_set_table_entry,
-};
+/* Reading CR3 traps to Xen, which emulates it with the machine address of
+ * the current top-level table: read once, here, to seed read_cr3's copy. */
+static uint64_t read_cr3_trapped(void)
+{
+    uint64_t v;
+
+    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+    return v;
+}
 
 void xen_mmu_init(void)
 {
     mc_batch_init(&mc, issue, 0);
-    cr3 = xen_read_cr3_trapped(); /* trapped and emulated, this once */
+    cr3 = read_cr3_trapped();
 }
 
 static bool xen_offers(unsigned feature)
@@ -304,7 +271,7 @@ static const char *ad_policy(bool offered)
                    : "start clears the pte (Xen lacks MMU_PT_UPDATE_PRESERVE_AD)";
 }
 
-void xen_mmu_mode_init(void)
+void xen_mmu_setup(void)
 {
     bool offered = xen_offers(XENFEAT_mmu_pt_update_preserve_ad);
     char description[96];

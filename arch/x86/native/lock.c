@@ -1,6 +1,5 @@
-/* The default pv_lock_ops: the native ticket lock, out of line. */
-#include "pv/lock_ops.h"
-
+/* The native pv_lock_ops: the ticket lock, out of line. */
+#include "arch/x86/native/backend.h"
 #include "kernel/ticket_lock.h"
 
 static void native_lock(struct spinlock *l)
@@ -13,7 +12,7 @@ static void native_unlock(struct spinlock *l)
     ticket_unlock(l);
 }
 
-struct pv_lock_ops pv_lock_ops = {
+const struct pv_lock_ops native_lock_ops = {
     .name = "native ticket",
     .lock = native_lock,
     .unlock = native_unlock,

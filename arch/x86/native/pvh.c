@@ -4,7 +4,7 @@
 #include <xen/xen.h>
 #include <xen/arch-x86/hvm/start_info.h>
 
-#include "arch/x86/native_platform.h"
+#include "arch/x86/native/backend.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 
@@ -25,7 +25,7 @@ void pvh_start(uint32_t start_info_pa, uint32_t unused)
     const struct hvm_start_info *si = (const void *)(uintptr_t)start_info_pa;
 
     (void)unused;
-    native_early_init();
+    native_install();
     boot_info.method = BOOT_NATIVE_PVH;
     if (si->magic != XEN_HVM_START_MAGIC_VALUE)
         panic("PVH start info at 0x%x has magic 0x%x", start_info_pa, si->magic);

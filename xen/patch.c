@@ -1,4 +1,4 @@
-#include "xen/xen_patch.h"
+#include "xen/patch.h"
 
 #define MOVB_RIP_IMM8_LEN 7 /* C6 /0 ModRM 05 (rip+disp32), disp32, imm8 */
 
@@ -33,7 +33,7 @@ static void xen_replacement(const struct pv_backend *be, enum pv_op op, uint64_t
 
     if ((unsigned)op >= PV_OP_COUNT)
         return;
-    if (op == PV_OP_IRQ_DISABLE && emit_mask_events(site_addr, ctx->upcall_mask_addr, out))
+    if (op == PV_OP_irq_disable && emit_mask_events(site_addr, ctx->upcall_mask_addr, out))
         return;
     if (ctx->direct[op] != 0) {
         out->kind = PV_REPL_CALL;

@@ -2,11 +2,9 @@
  * blocks its vCPU in SCHEDOP_poll on a kick port instead of burning the
  * time slice of a holder Xen may have descheduled; the unlocker kicks it
  * with EVTCHNOP_send when someone waits (the 2009 pvops/spinlock idea). */
-#include "xen/xen_spinlock.h"
-
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
-#include "pv/lock_ops.h"
+#include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 

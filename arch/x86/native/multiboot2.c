@@ -4,7 +4,7 @@
  * reserved word, then 8-byte-aligned tags ending with type 0. */
 #include <stdint.h>
 
-#include "arch/x86/native_platform.h"
+#include "arch/x86/native/backend.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 
@@ -67,7 +67,7 @@ void multiboot2_start(uint32_t info_pa, uint32_t magic)
     const uint8_t *p = info + 8;
 
     (void)magic;
-    native_early_init();
+    native_install();
     boot_info.method = BOOT_NATIVE_MULTIBOOT2;
     while (p + sizeof(struct mb2_tag) <= info + total) {
         const struct mb2_tag *tag = (const void *)p;

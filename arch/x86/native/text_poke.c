@@ -1,9 +1,8 @@
 /* Writing read-only kernel text natively: with interrupts off, clear
  * CR0.WP, under which ring 0 ignores read-only page bits (Intel SDM vol. 3,
  * 4.6.1), for the length of one copy. */
-#include "arch/x86/native_platform.h"
-
 #include "arch/x86/cpu.h"
+#include "arch/x86/native/backend.h"
 #include "kernel/string.h"
 #include "pv/irq.h"
 

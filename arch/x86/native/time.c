@@ -1,14 +1,15 @@
-/* Native time. The TSC and the local APIC timer run at rates the CPU does
- * not state reliably, so both are measured at once against the PIT, the
- * one timer whose rate the PC fixes. */
-#include "arch/x86/native_time.h"
-
+/* Native time: the TSC is the clock, the local APIC timer the one-shot.
+ * Both run at rates the CPU does not state reliably, so both are measured
+ * at once against the PIT, the one timer whose rate the PC fixes. The TSC
+ * never goes backwards on one CPU, and the scaling is monotonic, so
+ * neither does the clock. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pic.h"
 #include "arch/x86/pit.h"
+#include "arch/x86/native/backend.h"
 #include "arch/x86/trap_frame.h"
-#include "arch/x86/tsc.h"
+#include "kernel/clock_scale.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/time.h"
@@ -16,6 +17,9 @@
 #define CALIBRATION_PIT_TICKS 11932 /* 10 ms at PIT_HZ */
 #define CALIBRATION_PASSES 3
 #define PIT_POLL_LIMIT 100000000 /* reads of a PIT that never runs out */
+
+static uint64_t tsc_at_zero;
+static struct clock_scale tsc_to_ns;
 
 struct native_rates {
     uint64_t tsc_hz;
@@ -87,16 +91,24 @@ void native_time_init(void)
     r = calibrate();
     if (r.tsc_hz == 0 || r.apic_hz == 0)
         panic("time: the %s did not advance in 10 ms of the PIT", r.tsc_hz ? "APIC timer" : "TSC");
-    tsc_clock_init(r.tsc_hz);
+    if (!clock_scale_init(&tsc_to_ns, r.tsc_hz, NSEC_PER_SEC))
+        panic("time: cannot scale a %lu Hz TSC to ns", r.tsc_hz);
+    tsc_at_zero = rdtsc();
     lapic_timer_set_hz(r.apic_hz);
     trap_set_handler(LAPIC_TIMER_VECTOR, on_lapic_timer);
     kprintf("time: TSC %lu.%lu MHz, APIC timer %lu.%lu MHz bus, calibrated against the PIT\n",
             MHZ_1DP(r.tsc_hz), MHZ_1DP(r.apic_hz));
 }
 
+/* Nanoseconds since calibration: a multiply and a shift of the TSC. */
+uint64_t native_now_ns(void)
+{
+    return clock_scale_apply(&tsc_to_ns, rdtsc() - tsc_at_zero);
+}
+
 void native_timer_oneshot(uint64_t deadline_ns)
 {
-    uint64_t now = tsc_now_ns();
+    uint64_t now = native_now_ns();
 
     lapic_timer_oneshot_ns(deadline_ns > now ? deadline_ns - now : 0);
 }

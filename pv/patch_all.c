@@ -1,5 +1,3 @@
-#include "pv/patching.h"
-
 #include <stdbool.h>
 
 #include "kernel/cmdline.h"
@@ -7,7 +5,6 @@
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
 #include "pv/patch.h"
-#include "pv/site.h"
 
 extern const struct pv_site __pv_sites_start[], __pv_sites_end[];
 
@@ -42,7 +39,7 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
     kprintf(" (%s)\n", results[r]);
 }
 
-/* Tour 8: The patcher, natively.
+/* Tour 80: The patcher, natively.
  * Once the tables are installed, this walks .pv_sites once. For each site
  * the backend offers a replacement; natively `irq_disable` gets `cli`, so
  * `ff 15 xx xx xx xx 90` becomes `fa 66 0f 1f 44 00 00`: the instruction a

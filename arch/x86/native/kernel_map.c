@@ -1,50 +1,37 @@
 /* The native kernel map: identity-mapped RAM, W^X, guard pages unmapped.
- * Replaces the 2 MiB boot tables of boot/long_mode.asm. */
+ * Replaces the 2 MiB boot tables of boot/long_mode.asm: built aside through
+ * the walker, then switched to. */
 #include <stdint.h>
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/native/backend.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
 #include "mm/frame_alloc.h"
 #include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
-#include "mm/pgtable.h"
+#include "mm/pt_walk.h"
 
 #define BOOT_MAPPED_LIMIT (4ULL << 30) /* what the boot tables reach */
 
-static pte_t *new_pml4;
+static uint64_t new_root;
 static uint64_t nx_bit;
 
-static pte_t *alloc_table(void)
-{
-    uint64_t pa = frame_alloc_below(BOOT_MAPPED_LIMIT);
-
-    if (!pa)
-        panic("out of memory for page tables");
-    memset((void *)pa, 0, PAGE_SIZE);
-    return (pte_t *)pa;
-}
-
-/* The table that entry idx of table points to, made on first use. Interior
- * entries allow everything; the leaf decides. */
-static pte_t *next_table(pte_t *table, unsigned idx)
-{
-    if (!pte_present(table[idx]))
-        table[idx] = (uint64_t)alloc_table() | PTE_P | PTE_W;
-    else if (table[idx] & PTE_PS)
-        panic("kernel map: a 4 KiB mapping inside a large page at index %u", idx);
-    return (pte_t *)pte_addr(table[idx]);
-}
-
+/* Tables come from memory the boot tables already map, as the walk must
+ * write them before the new map is live; until then a plain store is all
+ * an entry needs. */
 static void map_page(uint64_t va, uint64_t flags, int leaf_level)
 {
-    pte_t *table = new_pml4;
+    struct pt_walk w;
+    pte_t *e = pt_walk(new_root, va, leaf_level, BOOT_MAPPED_LIMIT, &w);
 
-    for (int level = 4; level > leaf_level; level--)
-        table = next_table(table, pt_index(va, level));
-    table[pt_index(va, leaf_level)] = va | flags | (leaf_level == 2 ? PTE_PS : 0);
+    if (!e)
+        panic("out of memory for page tables");
+    if (w.level != leaf_level)
+        panic("kernel map: a 4 KiB mapping at 0x%lx inside a large page", va);
+    *e = va | flags | (leaf_level == 2 ? PTE_PS : 0);
 }
 
 /* Identity-maps [start, end), with 2 MiB pages where alignment allows. */
@@ -86,12 +73,15 @@ static void map_ram(const struct mem_range *r)
         map_identity(start > kend ? start : kend, end, flags);
 }
 
-void kernel_map_init_native(const struct boot_info *bi)
+void native_kernel_map_init(const struct boot_info *bi)
 {
     if (!cpu_has_nx())
         panic("this CPU has no NX bit; patchbay needs it to keep pages W^X");
     nx_bit = PTE_NX;
-    new_pml4 = alloc_table();
+    new_root = frame_alloc_below(BOOT_MAPPED_LIMIT);
+    if (!new_root)
+        panic("out of memory for page tables");
+    memset(phys_to_virt(new_root), 0, PAGE_SIZE);
     for (size_t i = 0; i < bi->nr_ram; i++)
         map_ram(&bi->ram[i]);
     map_kernel_region(__kernel_start, __rodata_start, PTE_P);
@@ -99,5 +89,5 @@ void kernel_map_init_native(const struct boot_info *bi)
     map_kernel_region(__data_start, __kernel_end, PTE_P | PTE_W | nx_bit);
     /* SDM 11.4.1: the APIC's registers are mapped strong uncacheable. */
     map_page(lapic_phys_base(), PTE_P | PTE_W | PTE_PCD | PTE_PWT | nx_bit, 1);
-    native_write_cr3((uint64_t)new_pml4);
+    __asm__ volatile("mov %0, %%cr3" : : "r"(new_root) : "memory");
 }

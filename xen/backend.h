@@ -1,17 +1,19 @@
-/* What every part of the Xen PV side shares: the start_info page, the
- * shared_info page, vCPU 0's vcpu_info and the two frame-number tables,
- * and the bring-up steps xen/start.c runs in order. */
-#ifndef XEN_PV_GUEST_H
-#define XEN_PV_GUEST_H
+/* The Xen backend's table of contents: what every part of it shares (the
+ * start_info page, the shared_info page, vCPU 0's vcpu_info and the two
+ * frame-number tables) and every function its files share. The ops
+ * themselves, xen_<op>, are declared from the registry. */
+#ifndef XEN_BACKEND_H
+#define XEN_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pv/lock_ops.h"
+#include "pv/ops.h"
 #include "xen/xen_public.h"
 
-struct boot_info;
-struct platform_ops;
+PV_DECLARE_BACKEND(xen)
 
 extern start_info_t *xen_start_info;
 
@@ -53,20 +55,23 @@ static inline uint64_t virt_to_maddr(const void *va)
     return (pfn_to_mfn(a >> 12) << 12) | (a & 0xfff);
 }
 
-/* CR3 as Xen emulates reading it: the top table's machine address. */
-uint64_t xen_read_cr3_trapped(void);
+/* Bring-up, in the order xen_install() (xen/install.c) runs it. */
+void xen_console_init(void); /* machine.c: dom0's console_io or a domU's ring */
+void xen_guest_init(void);   /* start.c: start_info's magic checked, shared_info mapped */
+void xen_traps_init(void);   /* traps.c: the virtual IDT */
+void xen_events_init(void);  /* events.c: upcall and failsafe callbacks, every port masked */
+void xen_install(void);      /* install.c: all of the above, then every ops table */
 
-/* Bring-up steps, in the order xen_start() runs them. */
-void xen_console_init(void);                          /* xen/console.c */
-void xen_traps_init(void);                            /* xen/traps.c */
-void xen_events_init(void);                           /* xen/events.c */
-void xen_ops_install(void);                           /* xen/xen_ops.c */
-void xen_kernel_map_init(const struct boot_info *bi); /* xen/kernel_map.c */
+/* mmu.c: the multicall buffer and CR3's value, before the table is used;
+ * and, once xen.mmu= is read, what the chosen mode needs from Xen. */
+void xen_mmu_init(void);
+void xen_mmu_setup(void);
 
-/* The platform ops (xen/platform.c) and the pieces that live beside
- * their subsystems. */
-extern const struct platform_ops xen_platform_ops;
-void xen_console_write(const char *s, size_t len);
-__attribute__((noreturn)) void xen_exit(int status);
+/* time.c: the one-shot timer on VIRQ_TIMER instead of Xen's periodic one. */
+void xen_timer_init(void);
+
+/* lock.c: binds the kick port; call with events up, before xen_lock_ops is used. */
+void xen_spinlock_init(void);
+extern const struct pv_lock_ops xen_lock_ops;
 
 #endif

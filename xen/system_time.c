@@ -1,4 +1,4 @@
-#include "xen/xen_time.h"
+#include "xen/system_time.h"
 
 uint64_t xen_tsc_delta_to_ns(uint64_t delta, uint32_t tsc_to_system_mul, int8_t tsc_shift)
 {

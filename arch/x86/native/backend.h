@@ -1,0 +1,22 @@
+/* The native backend's table of contents: every function its files share.
+ * The ops themselves, native_<op>, are declared from the registry. */
+#ifndef ARCH_X86_NATIVE_BACKEND_H
+#define ARCH_X86_NATIVE_BACKEND_H
+
+#include "pv/lock_ops.h"
+#include "pv/ops.h"
+
+PV_DECLARE_BACKEND(native)
+
+/* install.c: the serial console, CPU tables and every ops table: what
+ * each native entry path does before it looks at the loader's information. */
+void native_install(void);
+
+/* time.c: masks the 8259s, enables the local APIC, calibrates the TSC and
+ * the APIC timer against the PIT and hooks the timer vector. */
+void native_time_init(void);
+
+/* lock.c: the ticket lock, out of line. */
+extern const struct pv_lock_ops native_lock_ops;
+
+#endif

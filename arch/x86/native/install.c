@@ -1,0 +1,52 @@
+/* Installing the native backend. */
+#include "arch/x86/descriptors.h"
+#include "arch/x86/native/backend.h"
+#include "arch/x86/native/patch.h"
+#include "arch/x86/serial.h"
+#include "kernel/cmdline.h"
+#include "pv/lock_ops.h"
+
+/* The 2016 LKML proposal: a restore that never has to disable can be a
+ * conditional sti, avoiding popf's cost. */
+static const char *const restore_fl_choices[] = {"popf", "condsti", 0};
+static int restore_fl_choice;
+OPTION_ENUM(restore_fl_choice, "pv.restore_fl", restore_fl_choices,
+            "native restore_fl template: push;popf or test;jz;sti");
+
+/* Asked once the options are read: the template pv.restore_fl chose. */
+const struct pv_backend *native_site_backend(void)
+{
+    struct native_patch_ctx ctx = {.restore_fl_condsti = restore_fl_choice == 1};
+
+    return native_patch_backend(&ctx);
+}
+
+/* Tour 60: Installing a backend: one assignment per table.
+ * Reading this function tells you everything the native backend changes;
+ * `xen_install` in xen/install.c is its twin. Each table is filled from
+ * the registry with the backend's native_<op> functions (`PV_TABLE`).
+ * After this, no code asks which platform it runs on. */
+void native_install(void)
+{
+    serial_init();
+    /* Machine: COM1, and QEMU's isa-debug-exit to end the run. */
+    pv_machine_ops = (struct pv_machine_ops)PV_TABLE(native, machine);
+    pv_info = (struct pv_info){.name = "native", .caps = 0};
+    descriptors_init_native();
+    /* CPU: the cpuid instruction and CR2. */
+    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(native, cpu);
+    /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
+    pv_irq_ops = (struct pv_irq_ops)PV_TABLE(native, irq);
+    /* Page tables: plain stores, invlpg, mov to and from %cr3; entries
+     * hold physical addresses. */
+    pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(native, mmu);
+    /* Patching: the registry's instructions inline; text written with
+     * CR0.WP clear. */
+    pv_patch_ops = (struct pv_patch_ops)PV_TABLE(native, patch);
+    /* Locks: the ticket lock, spinning. */
+    pv_lock_ops = native_lock_ops;
+    /* Time: the TSC is the clock, the local APIC timer the one-shot; both
+     * are calibrated before anything can read them. */
+    native_time_init();
+    pv_time_ops = (struct pv_time_ops)PV_TABLE(native, time);
+}

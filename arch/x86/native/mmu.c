@@ -1,0 +1,25 @@
+/* The native page-table ops that have no call site, and the memory
+ * model: entries hold physical addresses, as there is nothing beneath us.
+ * The site ops are the registry's instructions (arch/x86/native/insns.c). */
+#include "arch/x86/native/backend.h"
+
+/* A zeroed frame is a valid, empty table as it stands. */
+void native_make_page_table(uint64_t pa, int level)
+{
+    (void)pa, (void)level;
+}
+
+void native_set_table_entry(uint64_t *entryp, uint64_t val)
+{
+    *(volatile uint64_t *)entryp = val;
+}
+
+uint64_t native_phys_to_maddr(uint64_t pa)
+{
+    return pa;
+}
+
+uint64_t native_maddr_to_phys(uint64_t maddr)
+{
+    return maddr;
+}

@@ -1,0 +1,113 @@
+/* The paravirt op registry: every op of every ops table, listed once.
+ *
+ * Everything else is made from these lines: enum pv_op, the op names, the
+ * site lengths and clobbers, the members of each table (pv/ops.h), the
+ * native instructions of a site op (what a PARAVIRT=n wrapper holds, what
+ * an unpatched native call runs, and the native patch template), each
+ * backend's prototypes, thunks and table initialiser, and the lookup of
+ * what each table slot points at now. docs/pv-ops.md, "Adding an op",
+ * walks through adding one.
+ *
+ * A site op (one with a patchable call site, pv/call.h) is defined by
+ *   #define PV_OP_DEF_<op>  return type, (parameters), site length, clobbers, "native"
+ * and named in its table's PV_SITES_<table> list. Its arguments travel in
+ * rdi and rsi and its result in rax (the callee-save convention,
+ * pv/site.h); clobbers is RAX when it returns a value, else NONE; the
+ * site length is the longest replacement any backend writes, at least the
+ * 6-byte indirect call. "native" is extended-asm text, so %% for %.
+ *
+ * An op called through its table from C, with no site, is a line of its
+ * table's PV_CALLS_<table> list: X(arg, table, op, return type, (parameters)). */
+#ifndef PV_OP_LIST_H
+#define PV_OP_LIST_H
+
+/* clang-format off */
+
+/* Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
+#define PV_OP_DEF_irq_disable   void, (void), 7, NONE, "cli" /* 7: Xen's movb $1, mask(%rip) */
+#define PV_OP_DEF_irq_enable    void, (void), 6, NONE, "sti"
+#define PV_OP_DEF_save_fl       unsigned long, (void), 6, RAX, "pushf\n\tpop %%rax"
+/* 9: the conditional sti, test $0x200,%edi; jz 1f; sti (pv.restore_fl=condsti). */
+#define PV_OP_DEF_restore_fl    void, (unsigned long flags), 9, NONE, "push %%rdi\n\tpopf"
+/* sti's one-instruction shadow covers the hlt: an interrupt pending at the
+ * sti is taken only once the hlt has begun, and so ends it. */
+#define PV_OP_DEF_safe_halt     void, (void), 6, NONE, "sti\n\thlt"
+
+/* Page tables. ptep is where the kernel reads the entry; how it is
+ * written is the backend's business. */
+#define PV_OP_DEF_read_cr3      uint64_t, (void), 6, RAX, "mov %%cr3, %%rax"
+#define PV_OP_DEF_write_cr3     void, (uint64_t cr3), 6, NONE, "mov %%rdi, %%cr3"
+#define PV_OP_DEF_flush_tlb_one void, (uint64_t va), 6, NONE, "invlpg (%%rdi)"
+#define PV_OP_DEF_set_pte       void, (uint64_t *ptep, uint64_t val), 6, NONE, "mov %%rsi, (%%rdi)"
+/* Returns the entry and leaves it clear (xchg with memory is locked), so
+ * the CPU cannot set A/D in it for the commit to lose. */
+#define PV_OP_DEF_ptep_modify_prot_start \
+    uint64_t, (uint64_t *ptep), 6, RAX, "xor %%eax, %%eax\n\txchg %%rax, (%%rdi)"
+#define PV_OP_DEF_ptep_modify_prot_commit \
+    void, (uint64_t *ptep, uint64_t val), 6, NONE, "mov %%rsi, (%%rdi)"
+/* Updates between the two may be queued; natively there is nothing to queue. */
+#define PV_OP_DEF_enter_lazy_mmu void, (void), 6, NONE, ""
+#define PV_OP_DEF_leave_lazy_mmu void, (void), 6, NONE, ""
+
+/* The site ops of each table, in enum pv_op order (a descriptor's op
+ * number is ABI: append, never reorder). X(arg, table, op). */
+#define PV_SITES_irq(X, a) \
+    X(a, irq, irq_disable) X(a, irq, irq_enable) X(a, irq, save_fl) X(a, irq, restore_fl) \
+    X(a, irq, safe_halt)
+#define PV_SITES_mmu(X, a) \
+    X(a, mmu, read_cr3) X(a, mmu, write_cr3) X(a, mmu, flush_tlb_one) X(a, mmu, set_pte) \
+    X(a, mmu, ptep_modify_prot_start) X(a, mmu, ptep_modify_prot_commit) \
+    X(a, mmu, enter_lazy_mmu) X(a, mmu, leave_lazy_mmu)
+#define PV_SITES_cpu(X, a)
+#define PV_SITES_time(X, a)
+#define PV_SITES_machine(X, a)
+#define PV_SITES_patch(X, a)
+
+/* Every site op. */
+#define PV_SITES(X, a) PV_SITES_irq(X, a) PV_SITES_mmu(X, a)
+
+/* What the kernel asks the CPU about itself. */
+#define PV_CALLS_cpu(X, a) \
+    X(a, cpu, cpuid, struct cpuid_result, (uint32_t leaf, uint32_t subleaf)) \
+    X(a, cpu, read_cr2, uint64_t, (void)) /* the linear address of the last #PF */
+#define PV_CALLS_irq(X, a)
+/* Rare page-table work, and the memory model: what an entry holds for a
+ * frame (a machine address) and back. */
+#define PV_CALLS_mmu(X, a) \
+    X(a, mmu, make_page_table, void, (uint64_t pa, int level)) /* zeroed frame pa becomes a table */ \
+    X(a, mmu, set_table_entry, void, (uint64_t *entryp, uint64_t val)) /* links it in */ \
+    X(a, mmu, phys_to_maddr, uint64_t, (uint64_t pa)) \
+    X(a, mmu, maddr_to_phys, uint64_t, (uint64_t maddr)) \
+    X(a, mmu, kernel_map_init, void, (const struct boot_info *bi)) /* final W^X tables */
+/* A monotonic clock and one one-shot timer per CPU. */
+#define PV_CALLS_time(X, a) \
+    X(a, time, now_ns, uint64_t, (void)) \
+    X(a, time, timer_oneshot, void, (uint64_t deadline_ns))
+/* The machine around the CPU. */
+#define PV_CALLS_machine(X, a) \
+    X(a, machine, console_write, void, (const char *s, size_t len)) /* works from a trap */ \
+    X(a, machine, exit, __attribute__((noreturn)) void, (int status)) /* 0 = clean; ends the VM */ \
+    X(a, machine, setup, void, (void)) /* once the command line is read */
+/* Rewriting the kernel's own text. */
+#define PV_CALLS_patch(X, a) \
+    X(a, patch, site_backend, const struct pv_backend *, (void)) /* what sites become */ \
+    X(a, patch, text_poke, void, (void *addr, const void *bytes, size_t len))
+
+/* clang-format on */
+
+/* A site op's fields, by name. */
+#define PV_APPLY_(m, ...) m(__VA_ARGS__)
+#define PV_RET_(ret, params, len, clob, native) ret
+#define PV_PARAMS_(ret, params, len, clob, native) params
+#define PV_LEN_(ret, params, len, clob, native) len
+#define PV_CLOB_(ret, params, len, clob, native) PV_CLOBBER_##clob
+#define PV_NATIVE_(ret, params, len, clob, native) native
+#define PV_THUNK_KIND_(ret, params, len, clob, native) PV_THUNK_##clob
+#define PV_OP_RET(op) PV_APPLY_(PV_RET_, PV_OP_DEF_##op)
+#define PV_OP_PARAMS(op) PV_APPLY_(PV_PARAMS_, PV_OP_DEF_##op)
+#define PV_OP_LEN(op) PV_APPLY_(PV_LEN_, PV_OP_DEF_##op)
+#define PV_OP_CLOBBERS(op) PV_APPLY_(PV_CLOB_, PV_OP_DEF_##op)
+#define PV_OP_NATIVE(op) PV_APPLY_(PV_NATIVE_, PV_OP_DEF_##op)
+#define PV_OP_THUNK_KIND(op) PV_APPLY_(PV_THUNK_KIND_, PV_OP_DEF_##op)
+
+#endif

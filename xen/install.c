@@ -1,0 +1,61 @@
+/* Installing the Xen PV backend. */
+#include "pv/call.h"
+#include "xen/backend.h"
+#include "xen/patch.h"
+
+/* What the patcher asks for once the tables are installed: irq_disable's
+ * mask store goes inline, every other op becomes a direct call to the
+ * callee-save entry its table slot holds (xen/patch.c has the encodings). */
+const struct pv_backend *xen_site_backend(void)
+{
+    static struct xen_patch_ctx ctx;
+    static struct pv_backend backend;
+
+    ctx.upcall_mask_addr = (uint64_t)&xen_vcpu->evtchn_upcall_mask;
+    pv_ops_current_targets(ctx.direct);
+    xen_patch_backend_init(&backend, &ctx);
+    return &backend;
+}
+
+/* Once the options are read: the pte-update mode xen.mmu= chose. */
+void xen_setup(void)
+{
+    xen_mmu_setup();
+}
+
+/* Tour 65: The Xen backend's install.
+ * The twin of `native_install`: every table, each filled from the registry
+ * with xen_<op> functions. Site ops go through the callee-save thunks
+ * `PV_THUNKS` makes below. */
+void xen_install(void)
+{
+    /* Machine: Xen's console, an exit through QEMU's isa-debug-exit; a
+     * panic can be reported from here on. */
+    xen_console_init();
+    pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
+    pv_info = (struct pv_info){.name = "xen", .caps = PV_CAP_XEN_PV};
+    xen_guest_init();
+    xen_traps_init();  /* exceptions reach trap_dispatch() */
+    xen_events_init(); /* upcall and failsafe callbacks, every port masked */
+    /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
+     * CR2 from vcpu_info. */
+    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(xen, cpu);
+    /* Interrupt flag: the vCPU's event mask. */
+    pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
+    /* Page tables: mmu_update and mmuext_op, one at a time or batched in
+     * multicalls, or plain stores Xen traps (xen.mmu=); entries hold
+     * machine frames. */
+    xen_mmu_init();
+    pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(xen, mmu);
+    /* Patching: the mask store inline, direct calls elsewhere; text made
+     * writable for a moment by update_va_mapping. */
+    pv_patch_ops = (struct pv_patch_ops)PV_TABLE(xen, patch);
+    /* Time: Xen system time and the one-shot vCPU timer. */
+    pv_time_ops = (struct pv_time_ops)PV_TABLE(xen, time);
+    xen_timer_init();
+    /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
+    xen_spinlock_init();
+    pv_lock_ops = xen_lock_ops;
+}
+
+PV_THUNKS(xen)
