@@ -2,8 +2,10 @@
  * name, or "all") and run after the boot self-tests.
  *
  * A benchmark is a struct bench in the "benches" section (BENCH_DEFINE),
- * so code outside bench/ can add its own: xen/xen_bench.c adds the
- * hypercall and event benchmarks without bench/ knowing about Xen.
+ * so code outside bench/ can add its own: xen/bench.c adds the hypercall
+ * and event benchmarks without bench/ knowing about Xen. The registration
+ * is the only list there is: tools/bench reads the section out of the
+ * image to know what to expect from a boot and what goes in the report.
  *
  * The runner (bench/runner.c) calls measure(n) once to warm up, then
  * bench.reps times, and prints one line per benchmark:
@@ -17,12 +19,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pv/ops.h" /* PV_CAP_*, for .needs */
+
+/* A group of benchmarks: a word for bench=, and a section of the report.
+ * Defined with BENCH_GROUP in bench/groups.c, the one place that says
+ * what the groups are called and in which order they run. */
+struct bench_group {
+    const char *name;  /* on the command line */
+    const char *title; /* the report's heading */
+    unsigned rank;     /* groups run and are reported by rank */
+};
+
+#define BENCH_GROUP(id_, rank_, title_)                                                            \
+    extern const struct bench_group bench_group_##id_;                                             \
+    const struct bench_group bench_group_##id_ = {.name = #id_, .title = title_, .rank = rank_}
+
 struct bench {
-    const char *name;     /* on the command line and the result line */
-    const char *group;    /* "irq", "calls", "sched", "locks", "pte", "xen" */
-    const char *platform; /* runs only on this platform_ops->name; NULL: everywhere */
-    uint64_t iters;       /* ops per repetition, unless bench.iters says otherwise */
-    bool subtract_loop;   /* measure() times BENCH_LOOP: take off the empty loop */
+    const char *name;                /* on the command line and the result line */
+    const struct bench_group *group; /* a BENCH_GROUP: its word, heading and place */
+    const char *description;         /* what one op is, in one line, for the report */
+    uint64_t iters;                  /* ops per repetition, unless bench.iters says otherwise */
+    unsigned needs;                  /* PV_CAP_* the backend must offer, or it is skipped */
+    bool subtract_loop;              /* measure() times BENCH_LOOP: take off the empty loop */
     /* Optional: gets the benchmark ready; NULL, or why it cannot run. */
     const char *(*prepare)(void);
     /* TSC ticks that n ops took. */
@@ -32,27 +50,60 @@ struct bench {
     const char *(*check)(void);
 };
 
-/* Defines and registers a benchmark: BENCH_DEFINE(id, .name = "...", ...). */
-#define BENCH_DEFINE(id_, ...)                                                                     \
-    static const struct bench bench_##id_                                                          \
-        __attribute__((section("benches"), aligned(8), used)) = {__VA_ARGS__}
+/* Defines and registers a benchmark:
+ *   BENCH_DEFINE(id, group, "what one op is", .iters = ..., .measure = ...);
+ * id is also its name; group is a BENCH_GROUP id (an unknown one does not
+ * link); .needs = PV_CAP_... for one that needs more than every backend offers. */
+#define BENCH_DEFINE(id_, group_, description_, ...)                                               \
+    extern const struct bench_group bench_group_##group_;                                          \
+    static const struct bench bench_##id_ __attribute__((section("benches"), aligned(8),           \
+                                                         used)) = {                                \
+        .name = #id_, .group = &bench_group_##group_, .description = description_, __VA_ARGS__}
 
 extern const struct bench __start_benches[], __stop_benches[];
 
+/* linker.ld steps through the section in 64-byte strides, and
+ * tools/bench_report.py reads these fields at these offsets. */
 _Static_assert(sizeof(struct bench) == 64, "linker.ld checks the table in 64-byte steps");
+_Static_assert(offsetof(struct bench, name) == 0 && offsetof(struct bench, group) == 8 &&
+                   offsetof(struct bench, description) == 16 && offsetof(struct bench, needs) == 32,
+               "the tools read struct bench at these offsets");
+_Static_assert(offsetof(struct bench_group, name) == 0 &&
+                   offsetof(struct bench_group, title) == 8 &&
+                   offsetof(struct bench_group, rank) == 16,
+               "the tools read struct bench_group at these offsets");
 
-/* An option that changes what the benchmarks measure on one platform, so
- * its value goes into every result's config string there, default or not
- * (e.g. xen.mmu under Xen: "xen-patched+xen.mmu=batch"). Registered by the
- * code that owns the option, like a benchmark. */
-struct bench_config_option {
-    const char *platform; /* platform_ops->name */
-    const char *key;      /* the option's key on the command line */
+/* A capability a benchmark can need, with the platform that offers it:
+ * the skipped line says where the benchmark runs, and the tools know
+ * which configurations run it (bench/needs.c). */
+struct bench_cap {
+    unsigned bit;         /* PV_CAP_* */
+    const char *name;     /* for the tools: "xen_pv" */
+    const char *platform; /* the pv_info.name of the backend that offers it */
 };
 
-#define BENCH_CONFIG_OPTION(id_, platform_, key_)                                                  \
+extern const struct bench_cap bench_caps[]; /* ends with a NULL name */
+
+_Static_assert(sizeof(struct bench_cap) == 24 && offsetof(struct bench_cap, name) == 8 &&
+                   offsetof(struct bench_cap, platform) == 16,
+               "the tools read struct bench_cap at these offsets");
+
+/* NULL if a benchmark that needs `needs` can run on a backend offering
+ * `caps`; else the platform it runs on, for its skipped line. */
+const char *bench_unmet(unsigned needs, unsigned caps);
+
+/* An option that changes what the benchmarks measure where a capability
+ * is offered, so its value goes into every result's config string there,
+ * default or not (e.g. xen.mmu under Xen: "xen-patched+xen.mmu=batch").
+ * Registered by the code that owns the option, like a benchmark. */
+struct bench_config_option {
+    unsigned needs;  /* PV_CAP_*: shown when the backend offers all of them */
+    const char *key; /* the option's key on the command line */
+};
+
+#define BENCH_CONFIG_OPTION(id_, needs_, key_)                                                     \
     static const struct bench_config_option bench_option_##id_                                     \
-        __attribute__((section("bench_options"), aligned(8), used)) = {platform_, key_}
+        __attribute__((section("bench_options"), aligned(8), used)) = {needs_, key_}
 
 extern const struct bench_config_option __start_bench_options[], __stop_bench_options[];
 

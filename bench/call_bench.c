@@ -58,11 +58,14 @@ static uint64_t measure_retpoline(uint64_t n)
     return bench_measure_retpoline_call(n);
 }
 
-#define CALL_BENCH(id_, measure_)                                                                  \
-    BENCH_DEFINE(id_, .name = #id_, .group = "calls", .iters = CALL_ITERS, .subtract_loop = true,  \
+#define CALL_BENCH(id_, measure_, description_)                                                    \
+    BENCH_DEFINE(id_, calls, description_, .iters = CALL_ITERS, .subtract_loop = true,             \
                  .prepare = prepare_calls, .measure = measure_, .check = check_calls)
 
-CALL_BENCH(call_direct, measure_direct);
-CALL_BENCH(call_indirect, measure_indirect);
-CALL_BENCH(call_static, measure_static);
-CALL_BENCH(call_retpoline, measure_retpoline);
+CALL_BENCH(call_direct, measure_direct, "`call target`");
+CALL_BENCH(call_indirect, measure_indirect, "`call *ops(%rip)`: the shape of an unpatched pv site");
+CALL_BENCH(call_static, measure_static,
+           "a static call: `call trampoline`, whose `jmp` was retargeted at run time");
+CALL_BENCH(call_retpoline, measure_retpoline,
+           "the indirect call built with `-mindirect-branch=thunk-extern`: "
+           "`call __x86_indirect_thunk_rax`");

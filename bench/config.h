@@ -10,9 +10,9 @@
  * "native-patched", "xen-unpatched+xen.mmu=batch+spinlock=off",
  * "native-patched+restore_fl=condsti". BUILD is nopv (a PARAVIRT=n
  * image), unpatched (pv.patch=off) or patched. The options are those
- * registered with BENCH_CONFIG_OPTION for this platform, always shown;
- * the tags name what differs from the defaults: the patch backend's
- * variant, then spinlock=off. */
+ * registered with BENCH_CONFIG_OPTION whose capabilities the backend
+ * offers, always shown; the tags name what differs from the defaults:
+ * the patch backend's variant, then spinlock=off. */
 void bench_config(char *buf, size_t size);
 
 #endif

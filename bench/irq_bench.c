@@ -51,9 +51,9 @@ static uint64_t measure_disable_enable(uint64_t n)
     return BENCH_TIME_LOOP(n, irq_disable(); irq_enable());
 }
 
-BENCH_DEFINE(irq_disable_enable, .name = "irq_disable_enable", .group = "irq", .iters = IRQ_ITERS,
-             .subtract_loop = true, .prepare = prepare_irq, .measure = measure_disable_enable,
-             .check = check_irq);
+BENCH_DEFINE(irq_disable_enable, irq, "`irq_disable(); irq_enable();` (cli; sti natively)",
+             .iters = IRQ_ITERS, .subtract_loop = true, .prepare = prepare_irq,
+             .measure = measure_disable_enable, .check = check_irq);
 
 /* The and keeps every read live; it is part of what one op costs. */
 static uint64_t measure_save_fl(uint64_t n)
@@ -65,8 +65,9 @@ static uint64_t measure_save_fl(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(save_fl, .name = "save_fl", .group = "irq", .iters = IRQ_ITERS, .subtract_loop = true,
-             .prepare = prepare_irq, .measure = measure_save_fl, .check = check_irq);
+BENCH_DEFINE(save_fl, irq, "`irq_save_flags()` (pushf; pop)", .iters = IRQ_ITERS,
+             .subtract_loop = true, .prepare = prepare_irq, .measure = measure_save_fl,
+             .check = check_irq);
 
 /* Restoring "enabled" while enabled: the common end of an irqsave section,
  * and the one case the condsti template is right for. */
@@ -77,9 +78,11 @@ static uint64_t measure_restore_fl(uint64_t n)
     return BENCH_TIME_LOOP(n, irq_restore(flags));
 }
 
-BENCH_DEFINE(restore_fl, .name = "restore_fl", .group = "irq", .iters = IRQ_ITERS,
-             .subtract_loop = true, .prepare = prepare_irq, .measure = measure_restore_fl,
-             .check = check_irq);
+BENCH_DEFINE(restore_fl, irq,
+             "`irq_restore(enabled)` while enabled: push; popf, or test; jz; sti with "
+             "`pv.restore_fl=condsti`",
+             .iters = IRQ_ITERS, .subtract_loop = true, .prepare = prepare_irq,
+             .measure = measure_restore_fl, .check = check_irq);
 
 static uint64_t measure_irqsave_restore(uint64_t n)
 {
@@ -94,6 +97,6 @@ static uint64_t measure_irqsave_restore(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(irqsave_irqrestore, .name = "irqsave_irqrestore", .group = "irq", .iters = IRQ_ITERS,
+BENCH_DEFINE(irqsave_irqrestore, irq, "`irq_restore(irq_save())`: three sites", .iters = IRQ_ITERS,
              .subtract_loop = true, .prepare = prepare_irq, .measure = measure_irqsave_restore,
              .check = check_irq);

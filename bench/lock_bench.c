@@ -43,9 +43,9 @@ static uint64_t measure_lock_unlock(uint64_t n)
     return BENCH_TIME_LOOP(n, spin_lock(&lock); spin_unlock(&lock));
 }
 
-BENCH_DEFINE(spin_lock_unlock, .name = "spin_lock_unlock", .group = "locks", .iters = LOCK_ITERS,
-             .subtract_loop = true, .prepare = prepare_lock, .measure = measure_lock_unlock,
-             .check = check_lock);
+BENCH_DEFINE(spin_lock_unlock, locks, "`spin_lock(); spin_unlock();` uncontended",
+             .iters = LOCK_ITERS, .subtract_loop = true, .prepare = prepare_lock,
+             .measure = measure_lock_unlock, .check = check_lock);
 
 static uint64_t measure_lock_irqsave(uint64_t n)
 {
@@ -61,6 +61,7 @@ static uint64_t measure_lock_irqsave(uint64_t n)
     return t;
 }
 
-BENCH_DEFINE(spin_lock_irqsave, .name = "spin_lock_irqsave", .group = "locks", .iters = LOCK_ITERS,
-             .subtract_loop = true, .prepare = prepare_lock, .measure = measure_lock_irqsave,
-             .check = check_lock);
+BENCH_DEFINE(spin_lock_irqsave, locks,
+             "`spin_unlock_irqrestore(spin_lock_irqsave())`: the lock plus three irq sites",
+             .iters = LOCK_ITERS, .subtract_loop = true, .prepare = prepare_lock,
+             .measure = measure_lock_irqsave, .check = check_lock);

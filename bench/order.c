@@ -1,47 +1,25 @@
 #include "bench/order.h"
 
 #include "bench/bench.h"
-#include "kernel/exit.h"
 #include "kernel/string.h"
-
-static const char *const group_order[] = {"irq", "calls", "locks", "sched", "pte", "xen"};
-#define GROUPS (sizeof(group_order) / sizeof(group_order[0]))
-
-static size_t group_rank(const char *group)
-{
-    size_t i = 0;
-
-    while (i < GROUPS && strcmp(group, group_order[i]) != 0)
-        i++;
-    return i;
-}
 
 static int compare(const struct bench *a, const struct bench *b)
 {
-    size_t ra = group_rank(a->group), rb = group_rank(b->group);
-
-    if (ra != rb)
-        return ra < rb ? -1 : 1;
-    if (ra == GROUPS) {
-        int by_group = strcmp(a->group, b->group);
-        if (by_group)
-            return by_group;
+    if (a->group != b->group) {
+        if (a->group->rank != b->group->rank)
+            return a->group->rank < b->group->rank ? -1 : 1;
+        return strcmp(a->group->name, b->group->name);
     }
     return strcmp(a->name, b->name);
 }
 
-size_t bench_ordered(const struct bench *out[], size_t max)
+void bench_sort(const struct bench *table[], size_t count)
 {
-    size_t count = (size_t)(__stop_benches - __start_benches);
-
-    if (count > max)
-        panic("bench: %zu benchmarks registered, room for %zu", count, max);
-    for (size_t i = 0; i < count; i++) {
-        const struct bench *b = &__start_benches[i];
+    for (size_t i = 1; i < count; i++) {
+        const struct bench *b = table[i];
         size_t j = i;
-        for (; j > 0 && compare(out[j - 1], b) > 0; j--)
-            out[j] = out[j - 1];
-        out[j] = b;
+        for (; j > 0 && compare(table[j - 1], b) > 0; j--)
+            table[j] = table[j - 1];
+        table[j] = b;
     }
-    return count;
 }

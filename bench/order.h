@@ -6,10 +6,9 @@
 
 struct bench;
 
-/* Every registered benchmark into out[], grouped (irq, calls, locks,
- * sched, pte, xen, then any other group) and by name within a group:
- * the compiler emits a file's registrations in no promised order.
- * Returns the count; panics if there are more than max. */
-size_t bench_ordered(const struct bench *out[], size_t max);
+/* Sorts table[] by group rank (bench/groups.c), then by name within a
+ * group: the compiler emits a file's registrations in no promised order,
+ * and tools/bench_report.py sorts the image's list the same way. */
+void bench_sort(const struct bench *table[], size_t count);
 
 #endif

@@ -15,7 +15,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
-#include "pv/platform_ops.h"
+#include "pv/ops.h"
 
 #define BENCH_MAX 64
 #define REPS_MAX 99
@@ -34,7 +34,7 @@ static uint64_t iters_for(uint64_t own)
     return iters_override ? iters_override : own;
 }
 
-/* Tour 18: Measuring it.
+/* Tour 180: Measuring it.
  * Every benchmark warms up, repeats, and prints one line: its name, the
  * configuration it ran in, and the minimum and median TSC ticks per op with
  * the empty loop's cost taken off. Under `--icount` a tick is one guest
@@ -67,11 +67,10 @@ static uint64_t measure_loop_overhead(const char *config)
 static bool run_one(const struct bench *b, const char *config, uint64_t loop_overhead)
 {
     uint64_t samples[REPS_MAX], n = iters_for(b->iters);
-    const char *why;
+    const char *why, *where = bench_unmet(b->needs, pv_info.caps);
 
-    if (b->platform && strcmp(b->platform, platform_ops->name) != 0) {
-        kprintf("bench: name=%s config=%s skipped=\"runs on %s only\"\n", b->name, config,
-                b->platform);
+    if (where) {
+        kprintf("bench: name=%s config=%s skipped=\"runs on %s only\"\n", b->name, config, where);
         return true;
     }
     why = b->prepare ? b->prepare() : 0;
@@ -87,6 +86,20 @@ static bool run_one(const struct bench *b, const char *config, uint64_t loop_ove
     }
     print_result(b->name, config, n, bench_summarise(samples, reps));
     return true;
+}
+
+/* Every registered benchmark, in the order they run; panics if there
+ * are more than max. */
+static size_t bench_ordered(const struct bench *out[], size_t max)
+{
+    size_t count = (size_t)(__stop_benches - __start_benches);
+
+    if (count > max)
+        panic("bench: %zu benchmarks registered, room for %zu", count, max);
+    for (size_t i = 0; i < count; i++)
+        out[i] = &__start_benches[i];
+    bench_sort(out, count);
+    return count;
 }
 
 static bool any_subtracts_loop(const struct bench *const table[], size_t count, const bool chosen[])

@@ -92,8 +92,10 @@ static uint64_t measure_ctx_switch(uint64_t n)
     return p.ticks * n / (2 * p.yields);
 }
 
-BENCH_DEFINE(ctx_switch, .name = "ctx_switch", .group = "sched", .iters = SWITCH_ITERS,
-             .prepare = prepare_sched, .measure = measure_ctx_switch, .check = check_sched);
+BENCH_DEFINE(ctx_switch, sched,
+             "one switch between two threads yielding to each other (lmbench lat_ctx 2p/0k)",
+             .iters = SWITCH_ITERS, .prepare = prepare_sched, .measure = measure_ctx_switch,
+             .check = check_sched);
 
 /* ---- channel_pingpong: one op is a byte there and a byte back. */
 
@@ -147,7 +149,7 @@ static uint64_t measure_pingpong(uint64_t n)
     return p->ticks;
 }
 
-BENCH_DEFINE(channel_pingpong, .name = "channel_pingpong", .group = "sched",
+BENCH_DEFINE(channel_pingpong, sched, "one byte there and back over two channels (lat_pipe)",
              .iters = PINGPONG_ITERS, .prepare = prepare_sched, .measure = measure_pingpong,
              .check = check_sched);
 
@@ -204,5 +206,7 @@ static uint64_t measure_bandwidth(uint64_t n)
     return s->ticks;
 }
 
-BENCH_DEFINE(channel_bandwidth, .name = "channel_bandwidth", .group = "sched", .iters = STREAM_KIB,
-             .prepare = prepare_sched, .measure = measure_bandwidth, .check = check_sched);
+BENCH_DEFINE(channel_bandwidth, sched,
+             "1 KiB through a 4 KiB channel in 1 KiB sends (bw_pipe, as time per KiB)",
+             .iters = STREAM_KIB, .prepare = prepare_sched, .measure = measure_bandwidth,
+             .check = check_sched);

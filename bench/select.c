@@ -21,7 +21,8 @@ static bool mark(const char *word, size_t len, const struct bench *const table[]
     bool all = word_is(word, len, "all"), found = all;
 
     for (size_t i = 0; i < count; i++) {
-        if (all || word_is(word, len, table[i]->name) || word_is(word, len, table[i]->group)) {
+        if (all || word_is(word, len, table[i]->name) ||
+            word_is(word, len, table[i]->group->name)) {
             chosen[i] = true;
             found = true;
         }
@@ -41,7 +42,7 @@ static size_t word_len(const char *s)
 static bool group_listed_before(const struct bench *const table[], size_t i)
 {
     for (size_t j = 0; j < i; j++)
-        if (strcmp(table[j]->group, table[i]->group) == 0)
+        if (table[j]->group == table[i]->group)
             return true;
     return false;
 }
@@ -53,7 +54,7 @@ static void report_unknown(const char *word, size_t len, const struct bench *con
             word);
     for (size_t i = 0; i < count; i++)
         if (!group_listed_before(table, i))
-            kprintf(", %s", table[i]->group);
+            kprintf(", %s", table[i]->group->name);
     for (size_t i = 0; i < count; i++)
         kprintf(", %s", table[i]->name);
     kprintf(")\n");

@@ -28,5 +28,8 @@ static uint64_t measure_wl(uint64_t n)
     return write_barrier_bench_cycles(n, &faults);
 }
 
-BENCH_DEFINE(wl_cycle, .name = "wl_cycle", .group = "pte", .iters = WL_CYCLES,
-             .prepare = prepare_wl, .measure = measure_wl, .check = check_wl);
+BENCH_DEFINE(wl_cycle, pte,
+             "one cycle of the write-barrier workload (`wl.pages=`, default 2048): the mutators' "
+             "writes, a fault and a one-page mprotect per page first written, the collector's "
+             "checksums, one mprotect of the whole heap",
+             .iters = WL_CYCLES, .prepare = prepare_wl, .measure = measure_wl, .check = check_wl);

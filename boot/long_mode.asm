@@ -4,7 +4,7 @@
 ; In:  ebp = the C function to call, edi = its first argument, esi = its second.
 ; The boot page tables identity-map the first 4 GiB with 2 MiB pages, which
 ; is enough to reach the kernel, the boot information and the first RAM.
-; C replaces them with W^X page tables soon after (arch/x86/native_paging.c).
+; C replaces them with W^X page tables soon after (arch/x86/native/kernel_map.c).
 
 bits 32
 
@@ -24,7 +24,7 @@ PTE_PS          equ 1 << 7          ; a 2 MiB page in a page directory
 extern boot_stack_top
 
 section .boot.text progbits alloc exec nowrite align=16
-; Tour 2: Climbing into long mode.
+; Tour 20: Climbing into long mode.
 ; The two native doors share this: a stack, page tables mapping the first
 ; 4 GiB with 2 MiB pages, CR4.PAE, EFER.LME (and EFER.NXE when the CPU has
 ; NX, so W^X can be enforced later), paging on, a 64-bit code segment, then

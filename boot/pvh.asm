@@ -9,7 +9,7 @@ extern long_mode_enter
 extern pvh_start
 
 section .boot.text progbits alloc exec nowrite align=16
-; Tour 1: Three ways in.
+; Tour 10: Three ways in.
 ; patchbay is one ELF image with three front doors. QEMU's -kernel finds the
 ; PVH note (XEN_ELFNOTE_PHYS32_ENTRY in xen/elfnotes.c) and jumps here in
 ; 32-bit protected mode with paging off. GRUB finds the multiboot2 header in

@@ -13,7 +13,7 @@ extern boot_stack_top
 extern xen_start
 
 section .text
-; Tour 3: The Xen door.
+; Tour 30: The Xen door.
 ; Xen has already built page tables and entered long mode for us, and runs
 ; this kernel in ring 3: privileged instructions would fault. There is no
 ; cli here because the guest starts with events masked in its vcpu_info,

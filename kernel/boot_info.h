@@ -1,5 +1,5 @@
 /* How the kernel was booted, filled once by whichever entry path ran
- * (arch/x86/pvh.c, arch/x86/multiboot2.c, xen/...). Nothing after
+ * (arch/x86/native/pvh.c, arch/x86/native/multiboot2.c, xen/start.c). Nothing after
  * kernel_main() looks at the loader's own structures again. */
 #ifndef KERNEL_BOOT_INFO_H
 #define KERNEL_BOOT_INFO_H
@@ -19,7 +19,7 @@ enum boot_method {
 #define BOOT_MAX_RANGES 64
 #define BOOT_CMDLINE_MAX 1024
 
-/* Tour 4: Detection is which door you came in by.
+/* Tour 40: Detection is which door you came in by.
  * Every entry path fills this one structure (method, memory map, command
  * line) and installs its platform's ops tables before calling `kernel_main`.
  * Nothing later probes for a hypervisor, or asks which platform it is on:

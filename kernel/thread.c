@@ -9,7 +9,6 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched_core.h"
-#include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
 
 #define THREAD_SLOTS 16

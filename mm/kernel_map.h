@@ -17,6 +17,25 @@ extern char __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_start[], __bss_end[];
 extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
 
+/* Guard pages: pages inside the image that every kernel map leaves
+ * unmapped, so running off the end of a stack faults at once. Declared
+ * where the stack is, collected in section guard_pages (linker.ld). */
+struct guard_region {
+    const void *first; /* the first guard page */
+    uint64_t stride;   /* bytes from one guard page to the next */
+    uint64_t count;
+};
+
+#define GUARD_PAGES(name, first_, stride_, count_)                                                 \
+    static const struct guard_region guard_region_##name                                           \
+        __attribute__((section("guard_pages"), used, aligned(8))) = {                              \
+            .first = (first_), .stride = (stride_), .count = (count_)}
+
+extern const struct guard_region __start_guard_pages[], __stop_guard_pages[];
+
+bool is_guard_page(uint64_t va);
+
+
 /* The backend's final page tables: RAM at VA == PA, the image W^X, guard
  * pages unmapped (arch/x86/native/kernel_map.c, xen/kernel_map.c). */
 static inline void kernel_map_init(const struct boot_info *bi)

@@ -1,29 +1,28 @@
 /* The paravirt op registry: every op of every ops table, listed once.
- *
- * Everything else is made from these lines: enum pv_op, the op names, the
- * site lengths and clobbers, the members of each table (pv/ops.h), the
- * native instructions of a site op (what a PARAVIRT=n wrapper holds, what
- * an unpatched native call runs, and the native patch template), each
- * backend's prototypes, thunks and table initialiser, and the lookup of
- * what each table slot points at now. docs/pv-ops.md, "Adding an op",
- * walks through adding one.
- *
- * A site op (one with a patchable call site, pv/call.h) is defined by
- *   #define PV_OP_DEF_<op>  return type, (parameters), site length, clobbers, "native"
- * and named in its table's PV_SITES_<table> list. Its arguments travel in
- * rdi and rsi and its result in rax (the callee-save convention,
- * pv/site.h); clobbers is RAX when it returns a value, else NONE; the
- * site length is the longest replacement any backend writes, at least the
- * 6-byte indirect call. "native" is extended-asm text, so %% for %.
- *
- * An op called through its table from C, with no site, is a line of its
- * table's PV_CALLS_<table> list: X(arg, table, op, return type, (parameters)). */
+ * docs/pv-ops.md, "Adding an op", walks through adding one. */
 #ifndef PV_OP_LIST_H
 #define PV_OP_LIST_H
 
 /* clang-format off */
 
-/* Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
+/* Tour 55: The registry: one line per op.
+ * Everything about an op is made from its line here: enum pv_op, the op
+ * names, the site lengths and clobbers, the members of each table
+ * (pv/ops.h), each backend's prototypes, thunks and table initialiser, the
+ * lookup of what each slot points at now, and the op's native
+ * instructions: what a PARAVIRT=n wrapper holds, what an unpatched native
+ * call runs, and the native patch template (arch/x86/native/insns.c).
+ * A site op, one with a patchable call site (pv/call.h), is defined by
+ *   #define PV_OP_DEF_<op>  return type, (parameters), site length, clobbers, "native"
+ * and named in its table's PV_SITES_<table> list. Its arguments travel in
+ * rdi and rsi and its result in rax (the callee-save convention,
+ * pv/site.h); clobbers is RAX when it returns a value, else NONE; the
+ * site length is the longest replacement any backend writes, at least the
+ * 6-byte indirect call; "native" is extended-asm text, so %% for %. An op
+ * called through its table from C, with no site, is one line of its
+ * table's PV_CALLS_<table> list: X(arg, table, op, return type, (parameters)).
+ *
+ * Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
 #define PV_OP_DEF_irq_disable   void, (void), 7, NONE, "cli" /* 7: Xen's movb $1, mask(%rip) */
 #define PV_OP_DEF_irq_enable    void, (void), 6, NONE, "sti"
 #define PV_OP_DEF_save_fl       unsigned long, (void), 6, RAX, "pushf\n\tpop %%rax"

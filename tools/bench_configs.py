@@ -1,48 +1,17 @@
-"""What `make bench` runs: the kernel's benchmarks and the configurations
-booted to measure them. Shared by tools/bench (which boots them) and
-tools/bench_report.py (which lays the results out).
+"""What `make bench` boots: the configurations that change what the
+benchmarks measure, and the report's columns. Shared by tools/bench (which
+boots them) and tools/bench_report.py (which lays the results out).
+
+The benchmarks themselves are not listed here: the kernel registers each
+one once (BENCH_DEFINE, bench/bench.h) and the tools read that list, with
+groups, descriptions and the capabilities each needs, out of the image
+(bench_report.catalog). A configuration's platform ("native", "xen") is
+matched against the platform the image names for each capability.
 
 A configuration's id is exactly the config= string the kernel derives at run
 time (bench/config.c): tools/bench checks that each boot agrees, so a
 result can never be filed under the wrong column.
 """
-
-# name -> (group, platform or None, what one op is). The order is the
-# report's row order within a group.
-BENCHES = {
-    "irq_disable_enable": ("irq", None, "irq_disable + irq_enable (cli; sti)"),
-    "save_fl": ("irq", None, "save_fl (pushf; pop)"),
-    "restore_fl": ("irq", None, "restore_fl to enabled (push; popf, or test; jz; sti)"),
-    "irqsave_irqrestore": ("irq", None, "irq_save + irq_restore"),
-    "call_direct": ("calls", None, "a direct call"),
-    "call_indirect": ("calls", None, "an indirect call through an ops-table slot"),
-    "call_static": ("calls", None, "a static call: direct call to a jmp trampoline"),
-    "call_retpoline": ("calls", None, "the indirect call through a retpoline thunk"),
-    "spin_lock_unlock": ("locks", None, "spin_lock + spin_unlock, uncontended"),
-    "spin_lock_irqsave": ("locks", None, "spin_lock_irqsave + spin_unlock_irqrestore"),
-    "ctx_switch": ("sched", None, "one switch between two yielding threads"),
-    "channel_pingpong": ("sched", None, "a 1-byte round trip over two channels"),
-    "channel_bandwidth": ("sched", None, "1 KiB streamed through a channel"),
-    "pte_set": ("pte", None, "set_pte of one entry"),
-    "pte_modify_prot": ("pte", None, "ptep_modify_prot_start + commit of one entry"),
-    "mprotect_1": ("pte", None, "mprotect of 1 page"),
-    "mprotect_16": ("pte", None, "mprotect of 16 pages"),
-    "mprotect_512": ("pte", None, "mprotect of 512 pages"),
-    "wl_cycle": ("pte", None, "one cycle of the write-barrier workload (wl.pages=2048)"),
-    "xen_hypercall": ("xen", "xen", "a hypercall round trip (xen_version)"),
-    "xen_multicall_1": ("xen", "xen", "a multicall of 1 xen_version"),
-    "xen_multicall_16": ("xen", "xen", "a multicall of 16 xen_version"),
-    "xen_evtchn_self": ("xen", "xen", "an event sent to ourselves, delivered by upcall"),
-}
-
-GROUPS = [
-    ("irq", "Interrupt-flag ops"),
-    ("calls", "Calls: the 2018 jump-functions comparison"),
-    ("locks", "Spinlocks"),
-    ("sched", "Scheduler and channels"),
-    ("pte", "Page tables"),
-    ("xen", "Xen primitives"),
-]
 
 # Under Xen every boot names its xen.mmu mode; batch is the one the
 # general tables use, and the pte table sets the three side by side.
@@ -104,12 +73,3 @@ def column_and_tags(config_id, columns):
         return None, None
     return best, config_id[len(best) + 1:]
 
-
-def expected_names(cfg):
-    """The benchmarks a configuration must report, in report order."""
-    names = []
-    for name, (group, platform, _) in BENCHES.items():
-        wanted = "all" in cfg["select"] or group in cfg["select"] or name in cfg["select"]
-        if wanted and platform in (None, cfg["platform"]):
-            names.append(name)
-    return names

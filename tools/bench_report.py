@@ -1,4 +1,5 @@
-"""build/bench/report.md and chart.svg from the results tools/bench collected.
+"""build/bench/report.md and chart.svg from the results tools/bench collected,
+and the benchmark list they are laid out from, read out of the image.
 
   python3 tools/bench_report.py [DIR]     re-renders DIR/results.json (default build/bench)
 
@@ -8,20 +9,129 @@ against normal, then the share of the paravirt overhead that patching
 removes: (unpatched - patched) / (unpatched - normal). The same for Xen,
 against the native normal column (there is no Xen kernel without paravirt).
 Figures are the minimum over the repetitions; medians are in results.json.
+
+The benchmarks, their groups and what one op is come from the kernel's
+own registrations (BENCH_DEFINE, BENCH_GROUP in bench/bench.h), read from
+the image by catalog(): there is no second list to forget. Every benchmark
+in it appears in the report, measured or not.
 """
 
 import os
+import struct
 import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
+import elfimage  # noqa: E402
 
+# The layouts of bench/bench.h, which _Static_asserts the offsets used here.
+BENCH_SIZE = 64
+BENCH_CAP_SIZE = 24
+
+
+class CatalogError(Exception):
+    """The image has no benchmark table the tools can read."""
+
+
+def catalog(path):
+    """The benchmarks registered in the image at path, in the order the
+    kernel runs them (group rank, group name, name), as a dict:
+      benches: [{name, group, needs: [cap names], needs_mask, description}]
+      groups:  [{name, title, rank}] of the groups those use, in order
+      caps:    [{name, bit, platform}]: which platform offers each capability
+    """
+    image = elfimage.Image(path)
+    start, stop = (image.symbol_address(s) for s in ("__start_benches", "__stop_benches"))
+    caps_at = image.symbol_address("bench_caps")
+    if start is None or stop is None or caps_at is None:
+        raise CatalogError("%s: no benchmark table (__start_benches, bench_caps)" % path)
+
+    def number(fmt, addr):
+        raw = image.bytes_at(addr, struct.calcsize(fmt))
+        if raw is None or len(raw) != struct.calcsize(fmt):
+            raise CatalogError("%s: the benchmark table runs outside the image at 0x%x"
+                               % (path, addr))
+        return struct.unpack(fmt, raw)[0]
+
+    def pointer(addr):
+        return number("<Q", addr)
+
+    def string(addr):
+        text = image.cstring_at(pointer(addr))
+        if text is None:
+            raise CatalogError("%s: a benchmark string at 0x%x points outside the image"
+                               % (path, addr))
+        return text
+
+    caps = []
+    for at in range(caps_at, caps_at + 64 * BENCH_CAP_SIZE, BENCH_CAP_SIZE):
+        if not pointer(at + 8):
+            break
+        caps.append(dict(name=string(at + 8), bit=number("<I", at), platform=string(at + 16)))
+    groups, benches = {}, []
+    for at in range(start, stop, BENCH_SIZE):
+        group_at = pointer(at + 8)
+        if group_at not in groups:
+            groups[group_at] = dict(name=string(group_at), title=string(group_at + 8),
+                                    rank=number("<I", group_at + 16))
+        mask = number("<I", at + 32)
+        needs = [c["name"] for c in caps if mask & c["bit"]]
+        unnamed = mask & ~sum(c["bit"] for c in caps)
+        if unnamed:
+            needs.append("0x%x" % unnamed)
+        benches.append(dict(name=string(at), group=groups[group_at]["name"], needs=needs,
+                            needs_mask=mask, description=string(at + 16)))
+    return ordered(dict(benches=benches, groups=list(groups.values()), caps=caps))
+
+
+def ordered(cat):
+    """cat sorted as bench/order.c sorts: by group rank, then group name,
+    then name. Groups with the same name are one group."""
+    groups = {}
+    for g in cat["groups"]:
+        groups.setdefault(g["name"], g)
+    key = {name: (g["rank"], name) for name, g in groups.items()}
+    benches = {}
+    for b in cat["benches"]:
+        benches.setdefault(b["name"], b)
+    return dict(benches=sorted(benches.values(), key=lambda b: (key[b["group"]], b["name"])),
+                groups=sorted(groups.values(), key=lambda g: key[g["name"]]),
+                caps=cat["caps"])
+
+
+def merged(catalogs):
+    """One catalog holding every benchmark of any of catalogs (the two
+    images may register different benchmarks)."""
+    out = dict(benches=[], groups=[], caps=[])
+    for cat in catalogs:
+        out["benches"] += cat["benches"]
+        out["groups"] += cat["groups"]
+        out["caps"] += [c for c in cat["caps"] if c not in out["caps"]]
+    return ordered(out)
+
+
+def platform_caps(cat, platform):
+    """The capability bits a platform's backend offers."""
+    return sum(c["bit"] for c in cat["caps"] if c["platform"] == platform)
+
+
+def runs_on(bench, cat, platform):
+    return not bench["needs_mask"] & ~platform_caps(cat, platform)
+
+
+def selected(cat, words):
+    """The benchmarks bench=WORDS picks, in run order (bench/select.c)."""
+    return [b for b in cat["benches"]
+            if "all" in words or b["name"] in words or b["group"] in words]
+
+
+# A chosen few, for the headline table and the chart; every benchmark also
+# has its row in its group's section.
 HEADLINE = ["irq_disable_enable", "irqsave_irqrestore", "spin_lock_irqsave", "ctx_switch",
             "channel_pingpong", "mprotect_16", "xen_hypercall"]
-CALLS = ["call_direct", "call_indirect", "call_static", "call_retpoline"]
-CHARTED = HEADLINE[:-1] + CALLS[1:] + HEADLINE[-1:]
+CHARTED = HEADLINE[:-1] + ["call_indirect", "call_static", "call_retpoline"] + HEADLINE[-1:]
 CHART = "chart.svg"
 
 
@@ -30,9 +140,17 @@ def index(data):
     idx = {}
     for run in data["configs"]:
         for r in run["results"]:
-            if "cycles_min" in r and r["name"] in bench_configs.BENCHES:
+            if "cycles_min" in r:
                 idx.setdefault(r["config"], {})[r["name"]] = r
     return idx
+
+
+def measured(idx):
+    return {name for results in idx.values() for name in results}
+
+
+def names_in(cat, group):
+    return [b["name"] for b in cat["benches"] if b["group"] == group]
 
 
 def value(idx, column, tags, name):
@@ -105,15 +223,16 @@ def table(idx, names, variants=True):
     return markdown(["benchmark"] + HEADINGS, rows)
 
 
-def calls_table(idx):
+def calls_table(idx, cat):
     """The call benchmarks side by side, one row per configuration: they
     do not go through pv sites, so the comparison is across a row."""
+    calls = [n for n in names_in(cat, "calls") if n in measured(idx)]
     rows = []
     for col, heading in bench_configs.COLUMNS:
-        v = [value(idx, col, "", name) for name in CALLS]
+        v = [value(idx, col, "", name) for name in calls]
         rows.append([heading] + [fmt(x) for x in v])
     rows = [r for r in rows if any(x != "—" for x in r[1:])]
-    return markdown(["configuration"] + ["`%s`" % n for n in CALLS], rows)
+    return markdown(["configuration"] + ["`%s`" % n for n in calls], rows)
 
 
 # 2008: mprotect under Xen against native, with each pte write trapped and
@@ -128,9 +247,9 @@ def ratio(v, native):
     return "%s (%.*fx)" % (fmt(v), 1 if r < 10 else 0, r)
 
 
-def pte_table(idx):
+def pte_table(idx, cat):
     """Native against Xen's three pte modes, as ratios to normal."""
-    names = [n for n, (g, _, _) in bench_configs.BENCHES.items() if g == "pte"]
+    names = names_in(cat, "pte")
     rows = []
     for name in names:
         for tags in row_variants(idx, name, bench_configs.PTE_COLUMNS):
@@ -190,37 +309,52 @@ def notes(c):
     return out
 
 
-def group_sections(idx):
+def group_sections(idx, cat):
+    """A section per group with a result: what one op is, then the table.
+    A benchmark measured in no column still gets its line and a row of —."""
     out = []
-    for group, title in bench_configs.GROUPS:
-        names = [n for n, (g, _, _) in bench_configs.BENCHES.items() if g == group]
-        rows = calls_table(idx) if group == "calls" else table(idx, names)
-        if group == "pte" and rows:
+    done = measured(idx)
+    for group in cat["groups"]:
+        benches = [b for b in cat["benches"] if b["group"] == group["name"] and b["name"] in done]
+        if not benches:
+            continue
+        names = [b["name"] for b in benches]
+        rows = calls_table(idx, cat) if group["name"] == "calls" else table(idx, names)
+        if group["name"] == "pte":
             rows += ["", "Against Xen's pte modes (`xen.mmu=`), each as a ratio to normal:",
-                     ""] + pte_table(idx)
-        if rows:
-            out += ["", "## " + title, ""]
-            out += ["One op: " + "; ".join("`%s` %s" % (n, bench_configs.BENCHES[n][2])
-                                           for n in names) + ".", ""]
-            out += rows
+                     ""] + pte_table(idx, cat)
+        out += ["", "## " + group["title"], "", "One op:", ""]
+        out += ["- `%s`: %s%s" % (b["name"], b["description"],
+                                  " (needs %s)" % ", ".join(b["needs"]) if b["needs"] else "")
+                for b in benches]
+        out += [""] + rows
+    left = [b["name"] for b in cat["benches"] if b["name"] not in done]
+    if left:
+        out += ["", "Not measured in this run: " + ", ".join("`%s`" % n for n in left) + "."]
     return out
+
+
+def missing_from(report, cat):
+    """The benchmarks of cat that report (markdown text) never names."""
+    return [b["name"] for b in cat["benches"] if "`%s`" % b["name"] not in report]
 
 
 def render(data, chart_made):
     c = dict(data["conditions"], configs=len(data["configs"]))
+    cat = data["catalog"]
     idx = index(data)
     out = ["# patchbay benchmarks", ""] + conditions_text(c)
     headline = table(idx, HEADLINE, variants=False)
     if headline:
         out += ["", "## Headline", ""] + headline
-        calls = calls_table(idx)
+        calls = calls_table(idx, cat)
         if calls:
             out += ["", "Calls, the 2018 jump-functions comparison (same target, per call):",
                     ""] + calls
     out += notes(c)
     if chart_made:
         out += ["", "![headline comparisons](%s)" % CHART]
-    out += group_sections(idx)
+    out += group_sections(idx, cat)
     failed = [r for r in data["configs"] if r["problems"]]
     if failed:
         out += ["", "## Failed configurations", ""]
@@ -275,9 +409,13 @@ def chart(data, idx, out):
 
 
 def write(data, out):
+    """Writes report.md (and chart.svg); returns the benchmarks of the
+    catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
+    text = render(data, made)
     with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(render(data, made))
+        f.write(text)
+    return missing_from(text, data["catalog"])
 
 
 if __name__ == "__main__":
@@ -285,4 +423,10 @@ if __name__ == "__main__":
 
     where = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     with open(os.path.join(where, "results.json")) as f:
-        write(json.load(f), where)
+        results = json.load(f)
+    if "catalog" not in results:  # written before results.json carried it
+        build = os.environ.get("BUILD", "build")
+        results["catalog"] = catalog(os.path.join(build, "patchbay.elf"))
+    left_out = write(results, where)
+    if left_out:
+        sys.exit("bench_report: report.md leaves out " + ", ".join(left_out))

@@ -55,6 +55,10 @@ static inline uint64_t virt_to_maddr(const void *va)
     return (pfn_to_mfn(a >> 12) << 12) | (a & 0xfff);
 }
 
+/* The entry path, in C (start.c), called by boot/xen_pv.asm on the boot
+ * stack with Xen's start_info and the top of Xen's bootstrap stack. */
+__attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
+
 /* Bring-up, in the order xen_install() (xen/install.c) runs it. */
 void xen_console_init(void); /* machine.c: dom0's console_io or a domU's ring */
 void xen_guest_init(void);   /* start.c: start_info's magic checked, shared_info mapped */

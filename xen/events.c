@@ -98,12 +98,12 @@ static void handle_word(unsigned word, struct trap_frame *f)
     }
 }
 
-/* Tour 11: Where events arrive.
+/* Tour 110: Where events arrive.
  * Xen's upcall lands here with the mask set, like an interrupt gate. The
  * two-level demux: a selector word says which words of evtchn_pending have
  * bits, each set and unmasked bit is a port, each port has a handler. The
- * timer is VIRQ_TIMER bound to a port; its handler calls `timer_interrupt`. */
-/* Xen ABI: clear evtchn_upcall_pending before reading the selector, and
+ * timer is VIRQ_TIMER bound to a port; its handler calls `timer_interrupt`.
+ * Xen ABI: clear evtchn_upcall_pending before reading the selector, and
  * take the selector with an atomic exchange, so a bit Xen sets meanwhile
  * either is in what we took or raises upcall_pending again. */
 void xen_event_upcall(struct trap_frame *f)

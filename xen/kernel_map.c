@@ -13,7 +13,6 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
-#include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
 #include "mm/pt_walk.h"
 #include "pv/mmu.h"

@@ -31,12 +31,6 @@ static void add_entry(struct mc_batch *b, unsigned long op, void *args, unsigned
     e->args[3] = DOMID_SELF;
 }
 
-/* Tour 15: Batching: extend the last call, don't add one.
- * A queued mmu_update whose predecessor is also an mmu_update grows that
- * entry's array (its count is args[1]) instead of taking a new multicall
- * entry, as xen_mc_extend_args did in 2008. A whole-heap mprotect thus
- * becomes a few hypercalls of hundreds of updates each, and `mc_flush`
- * checks every result, naming the pte of any update Xen refused. */
 /* Whether a request for `op` extends the last entry: it does when that
  * entry is the same op, as its arguments then end where the request goes. */
 static bool extends_last(struct mc_batch *b, unsigned long op)
@@ -57,6 +51,12 @@ static bool make_room(struct mc_batch *b, unsigned long op, unsigned used, unsig
     return mc_flush(b, f);
 }
 
+/* Tour 150: Batching: extend the last call, don't add one.
+ * A queued mmu_update whose predecessor is also an mmu_update grows that
+ * entry's array (its count is args[1]) instead of taking a new multicall
+ * entry, as xen_mc_extend_args did in 2008. A whole-heap mprotect thus
+ * becomes a few hypercalls of hundreds of updates each, and `mc_flush`
+ * checks every result, naming the pte of any update Xen refused. */
 bool mc_queue_mmu_update(struct mc_batch *b, uint64_t ptr, uint64_t val, uint64_t pte_va,
                          struct mc_failure *f)
 {

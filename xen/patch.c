@@ -21,7 +21,7 @@ static bool emit_mask_events(uint64_t site_addr, uint64_t mask_addr, struct pv_r
     return true;
 }
 
-/* Tour 9: The same site under Xen.
+/* Tour 90: The same site under Xen.
  * Under Xen the vCPU's interrupt flag is a byte in shared memory, so
  * `irq_disable` becomes one store, `movb $1, evtchn_upcall_mask(%rip)`:
  * `c6 05 disp32 01`, exactly the seven bytes the site was padded to. Every

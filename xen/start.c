@@ -20,8 +20,6 @@ _Static_assert(sizeof(xen_shared_info_page) == PAGE_SIZE, "shared_info must fit 
 
 start_info_t *xen_start_info;
 
-__attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
-
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;

@@ -1,11 +1,24 @@
 /* Exceptions under Xen: the virtual IDT is a table handed to
  * HYPERVISOR_set_trap_table, pointing at the stubs of xen/trap_entry.asm,
- * which end in the same trap_dispatch() as native traps. */
+ * which end in the same trap_dispatch() as native traps; and the way back,
+ * and out when a hypercall fails. */
 #include "arch/x86/trap_frame.h"
-#include "xen/hypercall.h"
+#include "kernel/exit.h"
 #include "xen/backend.h"
+#include "xen/hypercall.h"
 
 #define XEN_TRAP_VECTORS 32
+
+/* Where the entry stubs (xen/trap_entry.asm, xen/event_entry.asm) jump to
+ * return from a trap or an upcall: the stub pushes rax, r11 and rcx onto
+ * the frame the stubs leave and issues HYPERVISOR_iret. */
+void *const xen_iret_entry = hypercall_page + __HYPERVISOR_iret * 32;
+
+void xen_must(long rc, const char *op)
+{
+    if (rc < 0)
+        panic("xen: hypercall %s failed with error %ld", op, rc);
+}
 
 extern const uint64_t xen_trap_stubs[XEN_TRAP_VECTORS];
 

@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 #include "arch/x86/trap_frame.h"
-#include "mm/guard_pages.h"
+#include "mm/kernel_map.h"
 
 struct tss {
     uint32_t reserved0;

@@ -51,7 +51,7 @@ static void ignore_spurious(struct trap_frame *f)
 }
 
 /* Identity-mapped from the start: the boot tables cover the low 4 GiB, and
- * the kernel map adds the page uncached (arch/x86/native_paging.c). */
+ * the kernel map adds the page uncached (arch/x86/native/kernel_map.c). */
 void lapic_init(void)
 {
     uint64_t base = rdmsr(MSR_APIC_BASE);

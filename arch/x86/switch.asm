@@ -15,7 +15,7 @@ extern thread_arch_start
 
 section .text
 
-; Tour 16: Switching threads.
+; Tour 160: Switching threads.
 ; The scheduler (kernel/sched.c) calls this with interrupts disabled and its
 ; lock held; only the callee-saved registers and rsp are saved, because for
 ; the compiler this is an ordinary function call. The same code runs on

@@ -4,7 +4,10 @@
 #     iterations; tools/bench fails a boot whose lines do not parse, whose
 #     checks fail, whose config string is not the one expected, or that
 #     leaves a benchmark out.
-#  2. The same small benchmark twice under --icount must count exactly the
+#  2. The benchmarks the image registers (BENCH_DEFINE, read from the image)
+#     are exactly the ones each bench=all boot printed a line for, in the
+#     same order, and every one of them is named in report.md.
+#  3. The same small benchmark twice under --icount must count exactly the
 #     same instructions (what `make bench ICOUNT=1` promises).
 # Needs both images (make image, make PARAVIRT=n image). Ends with
 # "N passed, N failed"; exits 1 if any check failed.
@@ -28,6 +31,47 @@ if "$bench" --quick -j 2 --out "$out/quick" 2>"$out/quick.err"; then
 else
     fail "every benchmark, every configuration (quick)"
     tail -n 5 "$out/quick.err"
+fi
+
+# The benchmarks an image registers, one name a line, in run order.
+registered() {
+    PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench_report
+for b in bench_report.catalog(sys.argv[2])["benches"]:
+    print(b["name"])
+' "$root/tools" "$1"
+}
+
+# The benchmarks a boot's console printed a line for (ran or skipped).
+printed() {
+    sed -n 's/^bench: name=\([^ ]*\) .*/\1/p' "$1" | tr -d '\r' | grep -vx loop_overhead
+}
+
+for pair in native-nopv:nopv/patchbay.elf native-patched:patchbay.elf \
+    xen-patched+xen.mmu=batch:patchbay.elf; do
+    id=${pair%%:*}
+    image=$build/${pair#*:}
+    want=$(registered "$image")
+    got=$(printed "$out/quick/logs/$id.log" 2>/dev/null)
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then
+        pass "$id: the boot printed the $(wc -l <<<"$want") benchmarks the image registers"
+    else
+        fail "$id: the image registers (<) and the boot printed (>) different benchmarks:"
+        diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/  &/p' | head -n 10
+    fi
+done
+
+want=$(registered "$build/patchbay.elf")
+left_out=""
+for name in $want; do
+    grep -qF "\`$name\`" "$out/quick/report.md" 2>/dev/null || left_out="$left_out $name"
+done
+if [ -n "$want" ] && [ -z "$left_out" ]; then
+    pass "report.md names every benchmark the image registers"
+else
+    fail "report.md leaves out:${left_out:- (no benchmarks registered)}"
 fi
 
 # The figures of one results.json as "config name min median" lines.

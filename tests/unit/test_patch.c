@@ -1,5 +1,5 @@
-/* pv/patch.c with the native (arch/x86/native_patch.c) and Xen
- * (xen/xen_patch.c) backends: exact bytes written into a buffer standing
+/* pv/patch.c with the native (arch/x86/native/patch.c) and Xen
+ * (xen/patch.c) backends: exact bytes written into a buffer standing
  * for text at a given address, NOP padding, rip-relative arithmetic, and
  * the refusal of every kind of bad descriptor. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* xen/xen_time.c: Xen's TSC-to-nanoseconds scaling against a plain
+/* xen/system_time.c: Xen's TSC-to-nanoseconds scaling against a plain
  * 128-bit reference, over shifts both ways, extreme multipliers and
  * deltas, and the snapshot arithmetic around it. */
 #include <setjmp.h>

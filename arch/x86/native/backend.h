@@ -8,6 +8,11 @@
 
 PV_DECLARE_BACKEND(native)
 
+/* The entry paths, in C, called by boot/pvh.asm and boot/multiboot2.asm
+ * in long mode with what the loader handed over (pvh.c, multiboot2.c). */
+__attribute__((noreturn)) void pvh_start(uint32_t start_info_pa, uint32_t unused);
+__attribute__((noreturn)) void multiboot2_start(uint32_t info_pa, uint32_t magic);
+
 /* install.c: the serial console, CPU tables and every ops table: what
  * each native entry path does before it looks at the loader's information. */
 void native_install(void);

@@ -10,7 +10,6 @@
 #include "kernel/exit.h"
 #include "kernel/string.h"
 #include "mm/frame_alloc.h"
-#include "mm/guard_pages.h"
 #include "mm/kernel_map.h"
 #include "mm/pt_walk.h"
 

@@ -58,8 +58,6 @@ static void mb2_read_tag(const struct mb2_tag *tag)
     }
 }
 
-__attribute__((noreturn)) void multiboot2_start(uint32_t info_pa, uint32_t magic);
-
 void multiboot2_start(uint32_t info_pa, uint32_t magic)
 {
     const uint8_t *info = (const uint8_t *)(uintptr_t)info_pa;

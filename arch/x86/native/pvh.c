@@ -18,8 +18,6 @@ static void pvh_read_memmap(const struct hvm_start_info *si)
     }
 }
 
-__attribute__((noreturn)) void pvh_start(uint32_t start_info_pa, uint32_t unused);
-
 void pvh_start(uint32_t start_info_pa, uint32_t unused)
 {
     const struct hvm_start_info *si = (const void *)(uintptr_t)start_info_pa;
