@@ -95,10 +95,12 @@ include tools/tools.mk
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
 
-# Natively patched sites against the PARAVIRT=n build's instructions.
+# Natively patched sites against the PARAVIRT=n build's instructions, and
+# the worked example of adding an op, applied to a copy of the tree.
 pv-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
 	python3 tests/pv/test_native_equivalence.py
+	tests/pv/test_add_op.sh
 
 # The guided tour, extracted from the source's numbered passages.
 tour:
@@ -107,8 +109,9 @@ tour:
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)
 
-# Every benchmark in every configuration (tools/bench_configs.py), both
-# builds: build/bench/results.json and report.md. ICOUNT=1 counts
+# Every benchmark the image registers, in every configuration
+# (tools/bench_configs.py), both builds: build/bench/results.json and
+# report.md. ICOUNT=1 counts
 # instructions instead of TSC time, identically run to run.
 bench: $(IMAGE)
 	$(MAKE) PARAVIRT=n image

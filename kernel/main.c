@@ -70,21 +70,21 @@ static void run_benchmarks(void)
 void kernel_main(void)
 {
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
-    print_cpu();                                /* which CPU, as this platform shows it */
-    options_init(&boot_info);                   /* typed options from the command line */
-    pv_machine_ops.setup();                     /* the backend acts on its options */
-    pv_patch_all(pv_patch_ops.site_backend());  /* rewrite call sites for this backend */
-    mm_init(&boot_info);                        /* frame allocator over the memory map */
-    kernel_map_init(&boot_info);                /* W^X page tables, guard pages */
-    check_wx();                                 /* walk them: nothing is both W and X */
-    vm_init();                                  /* memory areas; #PF goes to their handlers */
-    selftest_time();                            /* clock, one-shot timer, irq delivery */
-    sched_init();                               /* this thread joins the run queue; ticks start */
-    selftest_sched();                           /* threads, preemption, channel, sleep */
-    mm_dirty_test();                            /* mm.dirtytest=1: D survives mprotect */
-    write_barrier_run();                        /* wl=on: the mprotect-heavy workload */
-    fault_inject_run();                         /* fault=...: test the trap path */
-    check_wx();                                 /* still W^X after every text_poke */
-    run_benchmarks();                           /* bench=...: measure, then end the run */
+    print_cpu();                               /* which CPU, as this platform shows it */
+    options_init(&boot_info);                  /* typed options from the command line */
+    pv_machine_ops.setup();                    /* the backend acts on its options */
+    pv_patch_all(pv_patch_ops.site_backend()); /* rewrite call sites for this backend */
+    mm_init(&boot_info);                       /* frame allocator over the memory map */
+    kernel_map_init(&boot_info);               /* W^X page tables, guard pages */
+    check_wx();                                /* walk them: nothing is both W and X */
+    vm_init();                                 /* memory areas; #PF goes to their handlers */
+    selftest_time();                           /* clock, one-shot timer, irq delivery */
+    sched_init();                              /* this thread joins the run queue; ticks start */
+    selftest_sched();                          /* threads, preemption, channel, sleep */
+    mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
+    write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
+    fault_inject_run();                        /* fault=...: test the trap path */
+    check_wx();                                /* still W^X after every text_poke */
+    run_benchmarks();                          /* bench=...: measure, then end the run */
     kernel_exit(EXIT_CLEAN, "");
 }

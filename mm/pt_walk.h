@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mm/pgtable.h"
+#include "pv/mmu.h"
 
 /* What the walk found on its way to the entry it returns. */
 struct pt_walk {
@@ -18,13 +19,53 @@ struct pt_walk {
 #define PT_NO_ALLOC 0           /* alloc_below: stop at a missing table */
 #define PT_ALLOC_ANY UINT64_MAX /* alloc_below: make it from any free frame */
 
+/* A new, empty level-`level` table linked in at *entryp, from a frame
+ * below alloc_below (or any, PT_ALLOC_ANY); false when none is left. */
+bool pt_add_table(pte_t *entryp, int level, uint64_t alloc_below);
+
+/* Where the kernel reads the table an entry holds the machine address of:
+ * the backend's memory model (pv/mmu.h) gives the pseudo-physical
+ * address, where RAM is mapped on every platform. */
+static inline pte_t *pt_table_at(uint64_t maddr)
+{
+    return phys_to_virt(maddr_to_phys(maddr & PTE_ADDR_MASK));
+}
+
 /* Walks the tables under root (a machine address) toward va's entry at
  * `level`, stopping early at an entry that is not present or maps a large
  * page. With alloc_below other than PT_NO_ALLOC a missing table is made on
  * the way, from a frame below that physical address, so only a large page
  * stops it early. Returns the entry where it stopped, its level in *w;
  * NULL when no frame was left for a table. */
-pte_t *pt_walk(uint64_t root, uint64_t va, int level, uint64_t alloc_below, struct pt_walk *w);
+/* Inline, so each caller's constant level and alloc_below fold away:
+ * mprotect walks once per 2 MiB of pages. The rights are those of every
+ * entry on the way at once: the AND of the entries has W only if each
+ * allows writes, their OR has NX if any forbids execution. */
+static inline pte_t *pt_walk(uint64_t root, uint64_t va, int level, uint64_t alloc_below,
+                             struct pt_walk *w)
+{
+    pte_t *table = pt_table_at(root), *entryp;
+    pte_t all = ~(pte_t)0, any = 0;
+    int l;
+
+    for (l = 4;; l--) {
+        entryp = &table[pt_index(va, l)];
+        if (!pte_present(*entryp)) {
+            if (l == level || alloc_below == PT_NO_ALLOC)
+                break;
+            if (!pt_add_table(entryp, l - 1, alloc_below))
+                return NULL;
+        }
+        all &= *entryp;
+        any |= *entryp;
+        if (l == level || pte_is_leaf(*entryp, l))
+            break;
+        table = pt_table_at(pte_addr(*entryp));
+    }
+    *w = (struct pt_walk){
+        .level = l, .writable = pte_writable(all), .executable = pte_executable(any)};
+    return entryp;
+}
 
 /* The bytes one entry of a level-`level` table maps. */
 static inline uint64_t pt_level_size(int level)

@@ -12,7 +12,10 @@
 static inline uint64_t read_cr3(void)
 {
     uint64_t v;
-    __asm__ volatile(PV_OP_ASM(read_cr3) : "=a"(v) : PV_OP_OPERANDS(mmu, read_cr3) : "memory", "cc");
+    __asm__ volatile(PV_OP_ASM(read_cr3)
+                     : "=a"(v)
+                     : PV_OP_OPERANDS(mmu, read_cr3)
+                     : "memory", "cc");
     return v;
 }
 

@@ -1,5 +1,5 @@
 /* Benchmarks only a Xen PV guest can run, registered with bench/ like any
- * other (platform "xen": natively they print a skipped line). The costs
+ * other (each needs PV_CAP_XEN_PV: natively they print a skipped line). The costs
  * everything else under Xen is built from: a hypercall round trip, a
  * multicall batching N of them into one entry to Xen, and an event sent
  * to ourselves and delivered back through the upcall. */

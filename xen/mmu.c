@@ -87,29 +87,43 @@ static void flush_queue(void)
         report_failure(&f);
 }
 
-/* Outside a lazy section a queued call goes at once. */
-static void queued(void)
+/* Outside a lazy section a request goes at once, through the same issue()
+ * a flush uses, as a call of its own: Xen ABI, the arguments of
+ * mmu_update and mmuext_op are (requests, count, &done, domain). */
+static void issue_now(unsigned long op, void *request, struct mc_failure *f)
 {
-    if (!lazy)
-        flush_queue();
+    unsigned done = 0;
+    struct multicall_entry e = {
+        .op = op,
+        .args = {(xen_ulong_t)(uintptr_t)request, 1, (xen_ulong_t)(uintptr_t)&done, DOMID_SELF}};
+
+    issue(&e, 1, 0);
+    f->op = op;
+    f->error = (long)e.result;
+    if (f->error != 0)
+        report_failure(f);
 }
 
-/* Queues one update of the entry at ptep; cmd is its MMU_* command. */
-static void queue_update(uint64_t *ptep, uint64_t val, unsigned cmd)
+/* Updates the entry at ptep (cmd: its MMU_* command): queued, or at once. */
+static void update_entry(uint64_t *ptep, uint64_t val, unsigned cmd, bool queue)
 {
-    struct mc_failure f;
+    struct mc_failure f = {.update = {.ptr = virt_to_maddr(ptep) | cmd, .val = val},
+                           .pte_va = (uint64_t)ptep};
 
-    if (!mc_queue_mmu_update(&mc, virt_to_maddr(ptep) | cmd, val, (uint64_t)ptep, &f))
+    if (!queue)
+        issue_now(__HYPERVISOR_mmu_update, &f.update, &f);
+    else if (!mc_queue_mmu_update(&mc, f.update.ptr, val, f.pte_va, &f))
         report_failure(&f);
 }
 
 static void mmuext(const struct mmuext_op *op)
 {
-    struct mc_failure f;
+    struct mc_failure f = {.ext = *op};
 
-    if (!mc_queue_mmuext_op(&mc, op, &f))
+    if (!lazy)
+        issue_now(__HYPERVISOR_mmuext_op, &f.ext, &f);
+    else if (!mc_queue_mmuext_op(&mc, op, &f))
         report_failure(&f);
-    queued();
 }
 
 /* A plain store to a read-only L1 table: Xen's page-fault handler sees
@@ -125,16 +139,15 @@ static void store_trapped(uint64_t *ptep, uint64_t val)
  * `trap`: store to the read-only page table and let Xen's page-fault handler
  * emulate it, the path the series started from; `hypercall`: one
  * mmu_update per pte; `batch`: queue it in the multicall buffer, issued at
- * `leave_lazy_mmu`. The last two share one path, `queue_update`. docs/mm.md
+ * `leave_lazy_mmu`. The last two share one path, `update_entry`, and every
+ * call leaves through `issue`. docs/mm.md
  * has this project's measured cost of each. */
 static void write_pte(uint64_t *ptep, uint64_t val, unsigned cmd)
 {
-    if (mmu_mode == XEN_MMU_TRAP) {
+    if (mmu_mode == XEN_MMU_TRAP)
         store_trapped(ptep, val);
-        return;
-    }
-    queue_update(ptep, val, cmd);
-    queued();
+    else
+        update_entry(ptep, val, cmd, lazy);
 }
 
 uint64_t xen_read_cr3(void)
@@ -206,12 +219,12 @@ void xen_make_page_table(uint64_t pa, int level)
              "update_va_mapping page table read-only");
 }
 
-/* Always a hypercall, and at once, in every mode: Xen emulates stores to
- * L1 tables only, and the walk that linked the table reads it next. */
+/* Always a hypercall, in every mode: Xen emulates stores to L1 tables
+ * only. Anything queued goes first, in program order. */
 void xen_set_table_entry(uint64_t *entryp, uint64_t val)
 {
-    queue_update(entryp, val, MMU_NORMAL_PT_UPDATE);
     flush_queue();
+    update_entry(entryp, val, MMU_NORMAL_PT_UPDATE, false);
 }
 
 /* Xen ABI: a PV guest's entries hold machine frames, not its own. */

@@ -19,16 +19,17 @@
 
 /* native_<op>: the instructions, then ret. Extended asm, so the
  * registry's %% reads as %. */
-#define NATIVE_OP_(a, table, name)                                                                   \
+#define NATIVE_OP_(a, table, name)                                                                 \
     __asm__ volatile(".pushsection .text, \"ax\"\n\t"                                              \
-                     ".globl native_" #name "\n\t"                                                   \
-                     ".type native_" #name ", @function\n"                                           \
-                     "native_" #name ":\n"                                                           \
-                     "771:\n\t" PV_OP_NATIVE(name) "\n"                                              \
-                     "772:\n\t"                                                                    \
-                     "ret\n\t"                                                                     \
-                     ".size native_" #name ", . - native_" #name "\n\t"                                \
-                     ".popsection\n\t" NATIVE_RECORD(0)                                            \
+                     ".globl native_" #name "\n\t"                                                 \
+                     ".type native_" #name ", @function\n"                                         \
+                     "native_" #name ":\n"                                                         \
+                     "771:\n\t" PV_OP_NATIVE(name) "\n"                                            \
+                                                   "772:\n\t"                                      \
+                                                   "ret\n\t"                                       \
+                                                   ".size native_" #name ", . - native_" #name     \
+                                                   "\n\t"                                          \
+                                                   ".popsection\n\t" NATIVE_RECORD(0)              \
                      :                                                                             \
                      : [op] "i"(PV_OP_##name));
 

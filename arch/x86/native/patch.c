@@ -6,8 +6,7 @@
 
 #include "kernel/string.h"
 
-extern const struct native_template __start_pv_native_templates[],
-    __stop_pv_native_templates[];
+extern const struct native_template __start_pv_native_templates[], __stop_pv_native_templates[];
 
 const uint8_t *native_template(enum pv_op op, bool condsti, size_t *len)
 {
