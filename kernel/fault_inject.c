@@ -1,6 +1,6 @@
 /* fault=pf|ud|gp|de|stack: deliberate faults, so the tests can check that a
  * fault prints a register dump and ends the run with a failure status. */
-#include "kernel/fault_inject.h"
+#include "kernel/main.h"
 
 #include <stdint.h>
 

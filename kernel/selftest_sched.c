@@ -1,6 +1,6 @@
 /* The boot self-test of the scheduler. Under emulation time is noise, so
  * only gross failures fail the run; the numbers are printed for people. */
-#include "kernel/selftest_sched.h"
+#include "kernel/main.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * Every wait is bounded by the platform clock. A halt can only end with an
  * interrupt, so the test halts only once polling has shown that the timer
  * delivers, and always with the next deadline armed. */
-#include "kernel/selftest_time.h"
+#include "kernel/main.h"
 
 #include <stdbool.h>
 #include <stdint.h>

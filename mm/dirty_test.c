@@ -2,7 +2,7 @@
  * prevent: if the CPU sets D in a pte between the read of the entry and
  * the write of its new value, a plain write loses it, and the page's
  * changes could be dropped instead of written back. */
-#include "mm/dirty_test.h"
+#include "kernel/main.h"
 
 #include <stdbool.h>
 

@@ -1,4 +1,4 @@
-#include "mm/mm_init.h"
+#include "kernel/main.h"
 
 #include "kernel/boot_info.h"
 #include "kernel/console.h"

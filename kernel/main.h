@@ -1,0 +1,34 @@
+/* The bring-up steps kernel_main() (kernel/main.c) runs that have no
+ * header of their own, grouped by the file that defines them. */
+#ifndef KERNEL_MAIN_H
+#define KERNEL_MAIN_H
+
+struct boot_info;
+
+/* mm/mm_init.c: hands the boot memory map to the frame allocator, keeping
+ * out the low 1 MiB, the kernel image and anything the loader still uses. */
+void mm_init(const struct boot_info *bi);
+
+/* kernel/selftest_time.c: the boot self-test of the clock, the one-shot
+ * timer and interrupt delivery, through the generic interfaces only, so it
+ * checks whichever backend is installed. Panics on a failure; returns with
+ * interrupts disabled. */
+void selftest_time(void);
+
+/* kernel/selftest_sched.c: brings the scheduler up (sched_init) and checks
+ * it at boot, through the generic interfaces only: preemption of threads
+ * that never yield, a channel moving a million messages, and a sleep
+ * waking near its deadline. Panics on a failure; returns in the boot
+ * thread with interrupts enabled and the slice timer running. */
+void selftest_sched(void);
+
+/* mm/dirty_test.c: mm.dirtytest=1 checks that changing a page's
+ * protection never loses the Dirty bit the CPU set; panics if it does.
+ * Call from thread context. */
+void mm_dirty_test(void);
+
+/* kernel/fault_inject.c: commits the fault chosen with fault= (a test of
+ * the trap path); returns only when none was chosen. */
+void fault_inject_run(void);
+
+#endif
