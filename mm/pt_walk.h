@@ -50,18 +50,22 @@ static inline pte_t *pt_walk(uint64_t root, uint64_t va, int level, uint64_t all
 
     for (l = 4;; l--) {
         entryp = &table[pt_index(va, l)];
+        if (l == level)
+            break;
         if (!pte_present(*entryp)) {
-            if (l == level || alloc_below == PT_NO_ALLOC)
+            if (alloc_below == PT_NO_ALLOC)
                 break;
             if (!pt_add_table(entryp, l - 1, alloc_below))
                 return NULL;
         }
+        if (pte_is_leaf(*entryp, l))
+            break;
         all &= *entryp;
         any |= *entryp;
-        if (l == level || pte_is_leaf(*entryp, l))
-            break;
         table = pt_table_at(pte_addr(*entryp));
     }
+    all &= *entryp; /* the entry it stopped at */
+    any |= *entryp;
     *w = (struct pt_walk){
         .level = l, .writable = pte_writable(all), .executable = pte_executable(any)};
     return entryp;

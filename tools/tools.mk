@@ -24,12 +24,13 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 # The tools' own tests, then the checks that the tour, the recorded site
 # expectation and the generated blocks of README.md and docs/ still match
 # the tree. gen-docs boots QEMU and Xen under icount and runs a subset of the
-# benchmarks (about 2 minutes on 2 CPUs; its docstring says why a subset);
+# benchmarks (under 2 minutes on 2 idle CPUs; its docstring says why a subset);
 # it needs both images.
 .PHONY: tools-test
 tools-test: $(IMAGE)
 	tests/tools/test_pvsites.sh
 	tests/tools/test_tour.sh
+	tests/tools/test_ksyms.sh
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	$(MAKE) PARAVIRT=n image

@@ -104,26 +104,34 @@ static void issue_now(unsigned long op, void *request, struct mc_failure *f)
         report_failure(f);
 }
 
-/* Updates the entry at ptep (cmd: its MMU_* command): queued, or at once. */
+/* Updates the entry at ptep (cmd: its MMU_* command): queued, or at once.
+ * Only the immediate path builds a failure report in advance: the queue
+ * fills one in itself, and it runs once per pte. */
 static void update_entry(uint64_t *ptep, uint64_t val, unsigned cmd, bool queue)
 {
-    struct mc_failure f = {.update = {.ptr = virt_to_maddr(ptep) | cmd, .val = val},
-                           .pte_va = (uint64_t)ptep};
+    uint64_t ptr = virt_to_maddr(ptep) | cmd;
+    struct mc_failure f;
 
-    if (!queue)
-        issue_now(__HYPERVISOR_mmu_update, &f.update, &f);
-    else if (!mc_queue_mmu_update(&mc, f.update.ptr, val, f.pte_va, &f))
-        report_failure(&f);
+    if (queue) {
+        if (!mc_queue_mmu_update(&mc, ptr, val, (uint64_t)ptep, &f))
+            report_failure(&f);
+        return;
+    }
+    f = (struct mc_failure){.update = {.ptr = ptr, .val = val}, .pte_va = (uint64_t)ptep};
+    issue_now(__HYPERVISOR_mmu_update, &f.update, &f);
 }
 
 static void mmuext(const struct mmuext_op *op)
 {
-    struct mc_failure f = {.ext = *op};
+    struct mc_failure f;
 
-    if (!lazy)
-        issue_now(__HYPERVISOR_mmuext_op, &f.ext, &f);
-    else if (!mc_queue_mmuext_op(&mc, op, &f))
-        report_failure(&f);
+    if (lazy) {
+        if (!mc_queue_mmuext_op(&mc, op, &f))
+            report_failure(&f);
+        return;
+    }
+    f = (struct mc_failure){.ext = *op};
+    issue_now(__HYPERVISOR_mmuext_op, &f.ext, &f);
 }
 
 /* A plain store to a read-only L1 table: Xen's page-fault handler sees

@@ -28,6 +28,8 @@ TRACE = re.compile(r"^pv: site ([0-9a-f]+) (\w+) len (\d+):((?: [0-9a-f]{2})+) -
 
 
 def load_pvsites():
+    """tools/pvsites as a module: it reads the descriptors and names the ops."""
+    sys.dont_write_bytecode = True  # no __pycache__ in tools/
     path = os.path.join(ROOT, "tools", "pvsites")
     loader = importlib.machinery.SourceFileLoader("pvsites", path)
     spec = importlib.util.spec_from_loader("pvsites", loader)
@@ -53,16 +55,18 @@ def strip_nops(code):
 
 def native_instructions(pvsites):
     """op name -> set of instruction byte strings in the PARAVIRT=n image."""
-    elf = pvsites.Elf(NOPV_IMAGE)
-    sec = elf.section(".pv_native_sites")
-    if sec is None:
-        raise SystemExit(f"{NOPV_IMAGE}: no .pv_native_sites (build it with make PARAVIRT=n)")
-    names = pvsites.op_names()
-    raw = elf.data[sec.offset:sec.offset + sec.size]
+    try:
+        image = pvsites.open_image(NOPV_IMAGE)
+        if image.section(".pv_native_sites") is None:
+            raise SystemExit(f"{NOPV_IMAGE}: no .pv_native_sites "
+                             "(build it with make PARAVIRT=n)")
+        records = pvsites.descriptors(image, ".pv_native_sites")
+        names = pvsites.op_names()
+    except pvsites.ToolError as e:
+        raise SystemExit(f"test_native_equivalence: {e}") from e
     found = {}
-    for i in range(len(raw) // 16):
-        addr, op, length, _, _ = pvsites.DESCRIPTOR.unpack_from(raw, i * 16)
-        found.setdefault(names[op], set()).add(elf.bytes_at(addr, length))
+    for addr, op, length, _, _ in records:
+        found.setdefault(names[op], set()).add(image.bytes_at(addr, length))
     return found
 
 

@@ -64,28 +64,28 @@ void *fixture_table[PV_OP_COUNT];
 
 __attribute__((noinline)) void fixture_irq(void)
 {
-    SITE("site_irq_disable", PV_OP_IRQ_DISABLE, PV_SITE_LEN_IRQ_DISABLE, 0);
-    SITE("site_irq_enable", PV_OP_IRQ_ENABLE, 6, 0);
-    SITE("site_save_fl", PV_OP_SAVE_FL, 6, PV_CLOBBER_RAX);
-    SITE("site_restore_fl", PV_OP_RESTORE_FL, PV_SITE_LEN_RESTORE_FL, 0);
-    SITE("site_safe_halt", PV_OP_SAFE_HALT, 6, 0);
+    SITE("site_irq_disable", PV_OP_irq_disable, PV_OP_LEN(irq_disable), 0);
+    SITE("site_irq_enable", PV_OP_irq_enable, 6, 0);
+    SITE("site_save_fl", PV_OP_save_fl, 6, PV_CLOBBER_RAX);
+    SITE("site_restore_fl", PV_OP_restore_fl, PV_OP_LEN(restore_fl), 0);
+    SITE("site_safe_halt", PV_OP_safe_halt, 6, 0);
 }
 
 __attribute__((noinline)) void fixture_mmu(void)
 {
-    SITE("site_read_cr3", PV_OP_READ_CR3, 6, PV_CLOBBER_RAX);
-    SITE("site_write_cr3", PV_OP_WRITE_CR3, 6, 0);
-    SITE("site_flush_tlb_one", PV_OP_FLUSH_TLB_ONE, 6, 0);
-    SITE("site_set_pte", PV_OP_SET_PTE, 6, 0);
-    SITE("site_ptep_modify_prot_start", PV_OP_PTEP_MODIFY_PROT_START, 6, PV_CLOBBER_RAX);
-    SITE("site_ptep_modify_prot_commit", PV_OP_PTEP_MODIFY_PROT_COMMIT, 6, 0);
-    SITE("site_enter_lazy_mmu", PV_OP_ENTER_LAZY_MMU, 6, 0);
-    SITE("site_leave_lazy_mmu", PV_OP_LEAVE_LAZY_MMU, 6, 0);
+    SITE("site_read_cr3", PV_OP_read_cr3, 6, PV_CLOBBER_RAX);
+    SITE("site_write_cr3", PV_OP_write_cr3, 6, 0);
+    SITE("site_flush_tlb_one", PV_OP_flush_tlb_one, 6, 0);
+    SITE("site_set_pte", PV_OP_set_pte, 6, 0);
+    SITE("site_ptep_modify_prot_start", PV_OP_ptep_modify_prot_start, 6, PV_CLOBBER_RAX);
+    SITE("site_ptep_modify_prot_commit", PV_OP_ptep_modify_prot_commit, 6, 0);
+    SITE("site_enter_lazy_mmu", PV_OP_enter_lazy_mmu, 6, 0);
+    SITE("site_leave_lazy_mmu", PV_OP_leave_lazy_mmu, 6, 0);
 }
 
 __attribute__((noinline, section(".fixture_cold"))) void fixture_cold(void)
 {
-    SITE("site_cold", PV_OP_IRQ_ENABLE, 6, 0);
+    SITE("site_cold", PV_OP_irq_enable, 6, 0);
 }
 
 #ifdef WITH_XEN
@@ -128,6 +128,9 @@ cp "$out/fixture" "$out/fixture-elf32"
 # e_ident[EI_CLASS] = ELFCLASS32
 printf '\x01' | dd of="$out/fixture-elf32" bs=1 seek=4 conv=notrunc status=none
 echo "not an image" >"$out/not-elf"
+# Cut inside the section header table (e_shoff, at offset 0x28).
+shoff=$(od -An -tu8 -j40 -N8 "$out/fixture" | tr -d ' ')
+head -c $((shoff + 100)) "$out/fixture" >"$out/fixture-truncated"
 
 fixture=$out/fixture
 sym() { nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1 }' | sed 's/^0x0*/0x/'; }
@@ -269,6 +272,7 @@ expect_error() {
 expect_error "missing file" "No such file or directory" "$out/does-not-exist"
 expect_error "not an ELF" "not an ELF" "$out/not-elf"
 expect_error "ELF32" "not an ELF64" "$out/fixture-elf32"
+expect_error "truncated" "truncated or corrupt ELF file" "$out/fixture-truncated"
 expect_error "no .pv_sites" "built without paravirt" "$out/fixture-nosites"
 expect_error "bad size" "not a multiple of the 16-byte descriptor" "$out/fixture-badsize"
 

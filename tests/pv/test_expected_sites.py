@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""What the patcher does to the image's sites, against a recorded expectation.
+
+    tests/pv/test_expected_sites.py [--image ELF] [--expect FILE] [--record]
+
+Lists every site of the image with tools/pvsites --json --disasm (which runs
+the kernel's own patcher through pvemit) and reduces each to
+(op, len, clobbers, native, native-condsti, xen): what each backend makes of
+it. A backend's kind is its outcome, and for an inline replacement the
+instructions it writes (mnemonics, NOP padding left out): "inline:cli",
+"call", "kept-no-template". Addresses and the functions holding sites are
+left out on purpose, so code moving or being renamed does not disturb the
+test; a site gained, lost, or patched differently does.
+
+The expectation (tests/pv/expected_sites.txt) is a count per distinct tuple.
+Each tuple seen in the expectation or the image is one check, passing when
+the counts agree. On a mismatch the test prints a diff, expectation first.
+--record rewrites the expectation from the image instead: do that only when
+a change of sites is intended, and commit the diff with the change.
+Ends with "N passed, N failed"."""
+
+import argparse
+import collections
+import difflib
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+EXPECT = os.path.join(ROOT, "tests", "pv", "expected_sites.txt")
+COLUMNS = ["count", "op", "len", "clobbers", "native", "native-condsti", "xen"]
+
+# Intel SDM vol. 2B, "NOP": the padding the patcher fills a site with.
+NOPS = {"90", "6690", "0f1f00", "0f1f4000", "0f1f440000", "660f1f440000",
+        "0f1f8000000000", "0f1f840000000000", "660f1f840000000000"}
+
+
+def kind(backend):
+    """One backend's replacement as a short stable word."""
+    if backend is None:
+        return "absent"
+    if backend.get("result") is None:  # pvsites found no Xen context in the image
+        return "no-context"
+    if backend["result"] != "inline":
+        return backend["result"]
+    code = [text.split()[0] for _, hexbytes, text in backend["disasm"]
+            if hexbytes.replace(" ", "") not in NOPS]
+    return "inline:" + (",".join(code) if code else "nop")
+
+
+def site_tuple(site):
+    backends = site.get("backends", {})
+    # pvsites shows the two native forms apart only where they differ.
+    native = backends.get("native") or backends.get("native (push/popf)")
+    condsti = backends.get("native") or backends.get("native (condsti)")
+    return (site["op"], str(site["len"]), ",".join(site["clobbers"]) or "-",
+            kind(native), kind(condsti), kind(backends.get("xen")))
+
+
+def image_counts(image):
+    try:
+        out = subprocess.run([os.path.join(ROOT, "tools", "pvsites"), image, "--json",
+                              "--disasm"], check=True, capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"test_expected_sites: tools/pvsites failed: {e.stderr.strip()}")
+    return collections.Counter(site_tuple(s) for s in json.loads(out))
+
+
+def format_counts(counts):
+    rows = [[str(n)] + list(t) for t, n in sorted(counts.items())]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
+    lines = ["# " + "  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)).rstrip()]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return lines
+
+
+def read_expectation(path):
+    counts = collections.Counter()
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if len(fields) != len(COLUMNS) or not fields[0].isdigit():
+                sys.exit(f"{path}:{number}: want {len(COLUMNS)} fields "
+                         f"({' '.join(COLUMNS)}), got: {line.strip()}")
+            counts[tuple(fields[1:])] += int(fields[0])
+    return counts
+
+
+HEADER = """\
+# The paravirt sites of build/patchbay.elf and what each backend writes there,
+# counted per distinct row; checked by tests/pv/test_expected_sites.py
+# (make tools-test), rewritten by it with --record. Kinds: "inline:" and the
+# instructions written (NOP padding left out), "call" (a direct call), or why
+# the indirect call stays ("kept-no-template", "kept-too-long").
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--image", default=IMAGE)
+    ap.add_argument("--expect", default=EXPECT)
+    ap.add_argument("--record", action="store_true",
+                    help="write the image's sites to the expectation file")
+    args = ap.parse_args()
+    actual = image_counts(args.image)
+    if args.record:
+        with open(args.expect, "w") as f:
+            f.write(HEADER + "\n".join(format_counts(actual)) + "\n")
+        print(f"test_expected_sites: recorded {sum(actual.values())} sites "
+              f"({len(actual)} rows) to {os.path.relpath(args.expect, ROOT)}")
+        return 0
+    expected = read_expectation(args.expect)
+    passed = failed = 0
+    for t in sorted(set(expected) | set(actual)):
+        if expected[t] == actual[t]:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {' '.join(t)}: expected {expected[t]}, image has {actual[t]}")
+    if failed:
+        diff = difflib.unified_diff(format_counts(expected), format_counts(actual),
+                                    args.expect, args.image, lineterm="")
+        print("\n".join(diff))
+        print("If the change is intended, rerun with --record and commit the new expectation.")
+    print(f"expected sites: {sum(actual.values())} sites in the image, "
+          f"{sum(expected.values())} expected")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
