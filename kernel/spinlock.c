@@ -41,7 +41,7 @@ bool spin_lock_uses_pv_ops(void)
 /* Tour 170: Locks are where the irq ops are hot.
  * Every `spin_lock_irqsave` is a save_fl and an irq_disable, every unlock a
  * restore_fl: three call sites on each lock round trip. These are the paths
- * (context switch, pipes) where the 2006 binary-patching numbers moved most,
+ * (context switch, channels) where the 2006 binary-patching numbers moved most,
  * and the reason the patched sites must cost nothing natively. */
 unsigned long spin_lock_irqsave(struct spinlock *l)
 {
