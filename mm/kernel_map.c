@@ -21,30 +21,30 @@ bool is_guard_page(uint64_t va)
  * Xen the upper half belongs to the hypervisor, whose tables we cannot read. */
 #define LOWER_HALF_END (1ULL << 47)
 
-static pte_t leaf_of(uint64_t root, uint64_t va)
+/* Out of line, so both queries share one copy of the inlined walk. */
+__attribute__((noinline)) static pte_t live_leaf(uint64_t va)
 {
     struct pt_walk w;
-    pte_t e = *pt_walk(root, va, 1, PT_NO_ALLOC, &w);
+    pte_t e = *pt_walk(read_cr3(), va, 1, PT_NO_ALLOC, &w);
 
     return pte_present(e) ? e : 0;
 }
 
 uint64_t kernel_map_leaf(uint64_t va)
 {
-    return leaf_of(read_cr3(), va);
+    return live_leaf(va);
 }
 
 bool kernel_map_is_readable(uint64_t va, size_t len)
 {
-    uint64_t page = va & ~(PAGE_SIZE - 1), root;
+    uint64_t page = va & ~(PAGE_SIZE - 1);
 
     if (len == 0 || va + len < va)
         return false;
     if (!pv_mmu_ops.read_cr3) /* a trap before the backend installed its ops */
         return false;
-    root = read_cr3();
     for (; page < va + len; page += PAGE_SIZE) {
-        if (!leaf_of(root, page))
+        if (!live_leaf(page))
             return false;
     }
     return true;

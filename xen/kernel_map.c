@@ -4,8 +4,9 @@
  * Xen ABI (PV memory management): page tables hold machine addresses; a
  * frame that is a page table must not be mapped writable anywhere, so the
  * guest writes table entries only through Xen, which validates each one.
- * Here every entry is written through the mmu ops and found with the one
- * walker (mm/pt_walk.c), inside lazy-MMU sections: in batch mode the
+ * Here every entry is found with the one walker (mm/pt_walk.c) and written
+ * by this backend's own mmu ops, called directly (the backend needs no
+ * call site to reach itself), inside lazy-MMU sections: in batch mode the
  * updates travel in multicalls, exactly as mprotect's do. */
 #include <stdint.h>
 
@@ -51,7 +52,7 @@ static bool ram_page_mapped(uint64_t page, uint64_t ram_end)
  * Only once Xen has applied the updates can those frames hold tables. */
 static void map_ram_chunk(uint64_t va, uint64_t ram_end)
 {
-    enter_lazy_mmu();
+    xen_enter_lazy_mmu();
     for (uint64_t page = va; page < va + LARGE_PAGE_SIZE; page += PAGE_SIZE) {
         pte_t *e;
         if (!ram_page_mapped(page, ram_end))
@@ -60,9 +61,9 @@ static void map_ram_chunk(uint64_t va, uint64_t ram_end)
         if (!e)
             panic("xen: out of mapped memory for page tables");
         if (!pte_present(*e))
-            set_pte(e, phys_to_maddr(page) | LEAF_DATA);
+            xen_set_pte(e, xen_phys_to_maddr(page) | LEAF_DATA);
     }
-    leave_lazy_mmu();
+    xen_leave_lazy_mmu();
     if (va + LARGE_PAGE_SIZE > mapped_end)
         mapped_end = va + LARGE_PAGE_SIZE < ram_end ? va + LARGE_PAGE_SIZE : ram_end;
 }
@@ -95,16 +96,16 @@ static uint64_t protect_bootstrap_region(void)
 {
     uint64_t va;
 
-    enter_lazy_mmu();
+    xen_enter_lazy_mmu();
     for (va = 0;; va += PAGE_SIZE) {
         pte_t *e = l1_entry(va, PT_NO_ALLOC);
         pte_t old = e ? *e : 0;
         if (!pte_present(old) && va >= (uint64_t)__kernel_end)
             break;
         if (pte_present(old))
-            set_pte(e, wx_entry(va, old));
+            xen_set_pte(e, wx_entry(va, old));
     }
-    leave_lazy_mmu();
+    xen_leave_lazy_mmu();
     return va;
 }
 
@@ -144,7 +145,7 @@ void xen_kernel_map_init(const struct boot_info *bi)
     mapped_end = protect_bootstrap_region();
     for (uint64_t va = 0; va < ram_end; va += LARGE_PAGE_SIZE)
         map_ram_chunk(va, ram_end);
-    write_cr3(read_cr3()); /* Xen ABI: a new base, even the same one, flushes the TLB */
+    xen_write_cr3(xen_read_cr3()); /* Xen ABI: a new base, even the same one, flushes the TLB */
     if (refused_update_test)
         request_refused_update();
 }

@@ -8,8 +8,9 @@
  *              in this CPU's multicall buffer (xen/multicall.c) and issued
  *              at leave_lazy_mmu() or when it fills; outside one, at once.
  *
- * Every mmu_update and mmuext_op the kernel makes, in any mode, goes
- * through that one buffer: hypercall mode is a batch flushed at once.
+ * Every mmu_update and mmuext_op the kernel makes, in any mode, leaves
+ * through one function, issue(): a batch when the buffer is flushed, a
+ * single request at once outside a lazy section (all of hypercall mode).
  *
  * Xen ABI (PV memory management): a page table must have no writable
  * mapping; Xen validates every entry it installs and holds machine frames.
