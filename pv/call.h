@@ -25,6 +25,18 @@
 #define CONFIG_PARAVIRT 1
 #endif
 
+/* One descriptor (pv/site.h) in `section` for the code from local label
+ * 771 to label `end`: address, op, length, clobbers. */
+#define PV_DESCRIPTOR(section, end, clobbers)                                                      \
+    ".pushsection " section ", \"a\"\n\t"                                                          \
+    ".balign 8\n\t"                                                                                \
+    ".quad 771b\n\t"                                                                               \
+    ".short %c[op]\n\t"                                                                            \
+    ".byte " end "b - 771b\n\t"                                                                    \
+    ".byte " clobbers "\n\t"                                                                       \
+    ".long 0\n\t"                                                                                  \
+    ".popsection\n"
+
 #define PV_SITE(call_insn)                                                                         \
     "771:\n\t" call_insn "\n"                                                                      \
     "772:\n\t"                                                                                     \
@@ -33,15 +45,7 @@
     ".elseif (772b - 771b) < %c[len]\n\t"                                                          \
     ".skip %c[len] - (772b - 771b), 0x90\n\t"                                                      \
     ".endif\n"                                                                                     \
-    "773:\n\t"                                                                                     \
-    ".pushsection .pv_sites, \"a\"\n\t"                                                            \
-    ".balign 8\n\t"                                                                                \
-    ".quad 771b\n\t"                                                                               \
-    ".short %c[op]\n\t"                                                                            \
-    ".byte 773b - 771b\n\t"                                                                        \
-    ".byte %c[clob]\n\t"                                                                           \
-    ".long 0\n\t"                                                                                  \
-    ".popsection\n"
+    "773:\n\t" PV_DESCRIPTOR(".pv_sites", "773", "%c[clob]")
 
 #define PV_INDIRECT_CALL PV_SITE("call *%c[slot](%%rip)")
 
@@ -49,16 +53,7 @@
  * recorded in .pv_native_sites (same layout, len = the instructions) so a
  * test can compare a patched site with what a native build has there. */
 #define PV_NATIVE_SITE(insns)                                                                      \
-    "771:\n\t" insns "\n"                                                                          \
-    "772:\n\t"                                                                                     \
-    ".pushsection .pv_native_sites, \"a\"\n\t"                                                     \
-    ".balign 8\n\t"                                                                                \
-    ".quad 771b\n\t"                                                                               \
-    ".short %c[op]\n\t"                                                                            \
-    ".byte 772b - 771b\n\t"                                                                        \
-    ".byte 0\n\t"                                                                                  \
-    ".long 0\n\t"                                                                                  \
-    ".popsection\n"
+    "771:\n\t" insns "\n772:\n\t" PV_DESCRIPTOR(".pv_native_sites", "772", "0")
 
 #if CONFIG_PARAVIRT
 /* (The asm operand [op] is the op's number, so "name" names the op here.) */
