@@ -67,6 +67,7 @@ $(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
 # table of the first's functions (tools/ksyms), which names backtraces.
 $(BUILD)/ksyms_empty.c $(BUILD)/ksyms.c: tools/ksyms
 $(BUILD)/ksyms_empty.c:
+	@mkdir -p $(dir $@)
 	tools/ksyms --empty > $@
 $(BUILD)/ksyms.c: $(BUILD)/patchbay.pass1.elf
 	tools/ksyms $< > $@

@@ -31,6 +31,7 @@ tools-test: $(IMAGE)
 	tests/tools/test_pvsites.sh
 	tests/tools/test_tour.sh
 	tests/tools/test_ksyms.sh
+	tests/tools/test_build.sh
 	python3 tests/tools/test_layout.py
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
