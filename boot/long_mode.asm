@@ -133,11 +133,22 @@ build_boot_page_tables:
     loop .pd
     ret
 
-; Prints the NUL-terminated string at esi on COM1 and ends the run with
-; failure status 1.  Used only before C can run.
+; Prints the run's verdict, "patchbay: FAIL " and the NUL-terminated
+; reason at esi, on COM1 and ends the run with failure status 1.  Used only
+; before C can run, so the verdict line is the only line.
 global early_fail
 early_fail:
     mov dx, COM1
+    mov edi, esi                    ; no stack may exist yet: no calls
+    mov esi, msg_verdict
+.prefix:
+    lodsb
+    test al, al
+    jz .reason
+    out dx, al
+    jmp .prefix
+.reason:
+    mov esi, edi
 .next:
     lodsb
     test al, al
@@ -155,7 +166,8 @@ early_fail:
     jmp .halt
 
 section .rodata
-msg_no_long_mode: db "patchbay: this CPU has no long mode; patchbay needs x86-64", 0
+msg_verdict: db "patchbay: FAIL ", 0
+msg_no_long_mode: db "this CPU has no long mode; patchbay needs x86-64", 0
 
 section .boot.data progbits alloc write noexec align=8
 align 8

@@ -46,4 +46,4 @@ multiboot2_entry:
     jmp early_fail
 
 section .rodata
-msg_bad_magic: db "patchbay: entered at multiboot2_entry without the multiboot2 magic", 0
+msg_bad_magic: db "entered at multiboot2_entry without the multiboot2 magic", 0

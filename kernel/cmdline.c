@@ -5,7 +5,7 @@
 #include "kernel/printf.h"
 #include "kernel/string.h"
 
-#define LINE_MAX 256
+#define LINE_MAX 1024      /* every option key fits, after a key cut to SHOWN_TOKEN_MAX */
 #define SHOWN_TOKEN_MAX 64 /* longer keys and values are shown cut short */
 
 /* A piece of the command line; tokens are never copied, so any length works. */
@@ -45,12 +45,41 @@ static void line_add(struct line *l, const char *fmt, ...)
     }
 }
 
+size_t cmdline_escape(char *out, size_t size, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+
+    if (size == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char e[4] = {'\\', (char)c, 0, 0};
+        size_t elen = 2;
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '"' && c != '\\') {
+            e[0] = (char)c;
+            elen = 1;
+        } else if (c < 0x20 || c >= 0x7f) {
+            e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15];
+            elen = 4;
+        }
+        if (n + elen >= size)
+            break;
+        memcpy(out + n, e, elen);
+        n += elen;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Keys and values are shown escaped, and cut short past SHOWN_TOKEN_MAX. */
 static void line_add_slice(struct line *l, struct slice s)
 {
-    if (s.len > SHOWN_TOKEN_MAX)
-        line_add(l, "%.*s...", SHOWN_TOKEN_MAX - 3, s.p);
-    else
-        line_add(l, "%.*s", (int)s.len, s.p);
+    char shown[4 * SHOWN_TOKEN_MAX + 1];
+
+    cmdline_escape(shown, sizeof(shown), s.p,
+                   s.len > SHOWN_TOKEN_MAX ? SHOWN_TOKEN_MAX - 3 : s.len);
+    line_add(l, "%s%s", shown, s.len > SHOWN_TOKEN_MAX ? "..." : "");
 }
 
 static void line_send(struct line *l, struct reporter *r)
@@ -312,26 +341,14 @@ static bool next_token(const char **cursor, struct slice *token)
     return token->len > 0;
 }
 
-/* GRUB may pass the kernel's own file name as the first word. */
-static bool is_loader_path(struct slice token)
-{
-    struct slice key, value;
-
-    return token.p[0] == '/' && !split_token(token, &key, &value);
-}
-
 int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
                   cmdline_report_fn report, void *ctx)
 {
     struct reporter r = {.report = report, .ctx = ctx, .problems = 0};
     const char *cursor = cmdline ? cmdline : "";
     struct slice token;
-    bool first = true;
 
-    while (next_token(&cursor, &token)) {
-        if (!(first && is_loader_path(token)))
-            handle_token(&r, token, opts, nopts);
-        first = false;
-    }
+    while (next_token(&cursor, &token))
+        handle_token(&r, token, opts, nopts);
     return r.problems;
 }

@@ -29,6 +29,11 @@ typedef void (*cmdline_report_fn)(const char *line, void *ctx);
 int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
                   cmdline_report_fn report, void *ctx);
 
+/* s[0..len) for a terminal: printable ASCII as it is, but ', " and \
+ * behind a backslash, any other byte as \xHH. Writes whole escapes only,
+ * always terminates out (size > 0); returns the length written. */
+size_t cmdline_escape(char *out, size_t size, const char *s, size_t len);
+
 extern const struct option __start_options[], __stop_options[];
 
 /* Each macro defines option_<var>. The static assert makes a variable of the

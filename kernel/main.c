@@ -6,6 +6,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/fault_inject.h"
 #include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -24,7 +25,10 @@ static void report_option_error(const char *line, void *ctx)
 
 static void options_init(const struct boot_info *bi)
 {
-    kprintf("cmdline: \"%s\"%s\n", bi->cmdline, bi->cmdline_truncated ? " (truncated)" : "");
+    static char shown[4 * BOOT_CMDLINE_MAX];
+
+    cmdline_escape(shown, sizeof(shown), bi->cmdline, strlen(bi->cmdline));
+    kprintf("cmdline: \"%s\"%s\n", shown, bi->cmdline_truncated ? " (truncated)" : "");
     cmdline_parse(bi->cmdline, __start_options, (size_t)(__stop_options - __start_options),
                   report_option_error, 0);
 }
@@ -65,6 +69,7 @@ static void run_benchmarks(void)
 
 void kernel_main(void)
 {
+    stack_canaries_init(); /* a canary above every stack's guard page */
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
     print_cpu();                               /* which CPU, as this platform shows it */
     options_init(&boot_info);                  /* typed options from the command line */

@@ -27,8 +27,4 @@ void selftest_sched(void);
  * Call from thread context. */
 void mm_dirty_test(void);
 
-/* kernel/fault_inject.c: commits the fault chosen with fault= (a test of
- * the trap path); returns only when none was chosen. */
-void fault_inject_run(void);
-
 #endif

@@ -51,6 +51,7 @@ static void switch_away(void)
     next->state = THREAD_RUNNING;
     if (next == prev)
         return;
+    stack_check_thread(prev, (uint64_t)__builtin_frame_address(0));
     current = next;
     switches++;
     context_switch(&prev->context, next->context);

@@ -34,6 +34,17 @@ void thread_join(struct thread *t);
 /* The thread that is running. */
 struct thread *thread_current(void);
 
+/* Every stack's canary, just above its guard page: call once, first. */
+void stack_canaries_init(void);
+
+/* Panics, naming the stack, if the running stack's canary is overwritten
+ * or fewer than its last 2 KiB are left: called at every trap and upcall
+ * entry, and by code that may recurse deeply. */
+void stack_check(void);
+
+/* The same for thread t, whose stack pointer is sp: at every switch. */
+void stack_check_thread(const struct thread *t, uint64_t sp);
+
 /* How many times the tick took the CPU from a running thread. */
 uint64_t sched_preemptions(void);
 

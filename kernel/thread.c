@@ -3,6 +3,7 @@
  * kernel/sched.c's job. */
 #include "kernel/sched.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86/thread_arch.h"
@@ -84,4 +85,75 @@ void thread_check_stack_guards(void)
     }
     kprintf("sched: %d thread stacks of %d KiB, each above an unmapped guard page\n", THREAD_SLOTS,
             THREAD_STACK_SIZE / 1024);
+}
+
+/* Stack overflow seen coming. The lowest word of every stack, just above
+ * its guard page, holds a canary, and no stack may be used past its last
+ * STACK_RED_ZONE bytes. A check needs no hardware help, which matters
+ * under Xen: a PV guest has no IST, so a fault on an overflowed stack
+ * leaves Xen nowhere to push the frame and it kills the domain. The guard
+ * page stays as the backstop for an overflow no check sees. */
+#define STACK_CANARY 0x5ac4ca4a12f00d15ULL
+#define STACK_RED_ZONE 2048
+
+static bool canaries_set;
+
+void stack_canaries_init(void)
+{
+    *(uint64_t *)boot_stack_bottom = STACK_CANARY;
+    for (int i = 0; i < THREAD_SLOTS; i++)
+        *(uint64_t *)stack_pool[i].stack = STACK_CANARY;
+    canaries_set = true;
+}
+
+/* The stack holding address sp: its lowest byte and a name; false for a
+ * stack that is not the boot stack or a thread's (the #DF stack). */
+static bool stack_of(uint64_t sp, uint64_t *bottom, const char **name)
+{
+    if (sp >= (uint64_t)boot_stack_bottom && sp < (uint64_t)boot_stack_top) {
+        *bottom = (uint64_t)boot_stack_bottom;
+        *name = "the boot stack";
+        return true;
+    }
+    for (int i = 0; i < THREAD_SLOTS; i++) {
+        uint64_t lo = (uint64_t)stack_pool[i].stack;
+        if (sp >= lo && sp < lo + THREAD_STACK_SIZE) {
+            *bottom = lo;
+            *name = threads[i].state == THREAD_FREE ? "a free thread slot" : threads[i].name;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_stack(uint64_t sp, uint64_t bottom, const char *name)
+{
+    if (*(const volatile uint64_t *)bottom != STACK_CANARY) {
+        canaries_set = false; /* the report itself must not check again */
+        panic("stack overflow in %s: the canary at 0x%lx is overwritten (sp 0x%lx)", name, bottom,
+              sp);
+    }
+    if (sp - bottom < STACK_RED_ZONE) {
+        canaries_set = false;
+        panic("stack overflow in %s: %lu bytes left (sp 0x%lx, guard page at 0x%lx)", name,
+              sp - bottom, sp, bottom - GUARD_SIZE);
+    }
+}
+
+void stack_check(void)
+{
+    uint64_t sp = (uint64_t)__builtin_frame_address(0), bottom;
+    const char *name;
+
+    if (canaries_set && stack_of(sp, &bottom, &name))
+        check_stack(sp, bottom, name);
+}
+
+void stack_check_thread(const struct thread *t, uint64_t sp)
+{
+    uint64_t bottom =
+        t->slot < 0 ? (uint64_t)boot_stack_bottom : (uint64_t)stack_pool[t->slot].stack;
+
+    if (canaries_set)
+        check_stack(sp, bottom, t->slot < 0 ? "the boot stack" : t->name);
 }

@@ -16,6 +16,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/fault_inject.h"
 #include "kernel/sched.h"
 #include "mm/mm_stats.h"
 #include "mm/vm.h"
@@ -103,6 +104,7 @@ static bool heap_write_fault(uint64_t addr, void *ctx)
     uint64_t page = (addr - (uint64_t)heap.words) / PAGE_SIZE;
 
     (void)ctx;
+    fault_inject_point(FAULT_IN_WRITE_HANDLER);
     if (bit_test_and_set(heap.dirty, page))
         return false;
     return mprotect(page_address(page), PAGE_SIZE, VM_READ | VM_WRITE) == 0;
@@ -125,6 +127,7 @@ static void mutate(void *arg)
         uint64_t word = page * WORDS_PER_PAGE + (r >> 32) % WORDS_PER_PAGE;
         uint64_t value = next_random(&m->random);
 
+        fault_inject_point(FAULT_IN_MUTATOR);
         heap.words[word] = value; /* faults if the page is still protected */
         heap.shadow[word] = value;
         bit_test_and_set(heap.written, page);

@@ -8,6 +8,7 @@
 #include "arch/x86/trap_frame.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/sched.h"
 #include "xen/hypercall.h"
 #include "xen/backend.h"
 
@@ -110,6 +111,7 @@ void xen_event_upcall(struct trap_frame *f)
 {
     struct vcpu_info *v = xen_vcpu;
 
+    stack_check();
     while (__atomic_load_n(&v->evtchn_upcall_pending, __ATOMIC_SEQ_CST)) {
         __atomic_store_n(&v->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST);
         xen_ulong_t sel = __atomic_exchange_n(&v->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);

@@ -70,6 +70,11 @@ static void fill_boot_info(const start_info_t *si, uint64_t xen_stack_top)
     boot_info_add_ram(&boot_info, 0, si->nr_pages * PAGE_SIZE);
     boot_info_add_reserved(&boot_info, kend, bootstrap_end(si, xen_stack_top) - kend);
     boot_info_set_cmdline(&boot_info, (const char *)si->cmd_line, MAX_GUEST_CMDLINE);
+    /* Xen ABI: Xen copies at most MAX_GUEST_CMDLINE - 1 bytes of dom0's
+     * line and says nothing when it cuts, so a line that fills them all
+     * may have been longer. */
+    if (strlen(boot_info.cmdline) >= MAX_GUEST_CMDLINE - 1)
+        boot_info.cmdline_truncated = true;
 }
 
 static void print_xen_banner(const start_info_t *si)

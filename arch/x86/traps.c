@@ -7,6 +7,7 @@
 #include "kernel/exit.h"
 #include "kernel/ksyms.h"
 #include "kernel/printf.h"
+#include "kernel/sched.h"
 #include "mm/kernel_map.h"
 #include "pv/cpu.h"
 #include "pv/ops.h"
@@ -71,11 +72,16 @@ static void dump_registers(const struct trap_frame *f)
     kprintf("  cs %04lx  ss %04lx  error %lx\n", f->cs, f->ss, f->error_code);
 }
 
+/* A caller's frame is named by the call instruction, one byte before its
+ * return address: when a noreturn call ends a function, the return
+ * address is already the next function's first byte. */
 static void print_frame(int depth, uint64_t addr)
 {
     uint64_t offset;
-    const char *name = ksym_lookup(addr, &offset);
+    const char *name = ksym_lookup(depth == 0 ? addr : addr - 1, &offset);
 
+    if (name && depth > 0)
+        offset++; /* shown against the return address, as printed */
     if (name)
         kprintf("  #%-2d %016lx %s+0x%lx\n", depth, addr, name, offset);
     else
@@ -115,6 +121,11 @@ void trap_fatal(const struct trap_frame *f, const char *why)
         kprintf("  cr2 %016lx (%s, %s, %s)\n", read_cr2(), (f->error_code & 2) ? "write" : "read",
                 (f->error_code & 1) ? "protection" : "not present",
                 (f->error_code & 16) ? "instruction fetch" : "data");
+    /* A #DF is most often a #PF that could not be delivered, typically on
+     * an overflowed stack: CR2 still holds the address that faulted. */
+    if (f->vector == TRAP_DF)
+        kprintf("  cr2 %016lx (the last page fault's address%s)\n", read_cr2(),
+                is_guard_page(read_cr2() & ~0xfffULL) ? ": a stack's guard page" : "");
     dump_registers(f);
     dump_backtrace(f);
     ksnprintf(verdict, sizeof(verdict), "trap %.*s", mnemonic_length(trap_name(f->vector)),
@@ -126,6 +137,7 @@ void trap_dispatch(struct trap_frame *f)
 {
     trap_handler_fn fn = trap_handlers[f->vector & 0xff];
 
+    stack_check();
     if (fn)
         fn(f);
     else

@@ -16,14 +16,14 @@
 
 /* What the reporter was handed: a copy of each line. */
 static struct {
-    char lines[MAX_LINES][300];
+    char lines[MAX_LINES][1100];
     size_t count;
 } reported;
 
 static void record_line(const char *line, void *ctx)
 {
     assert_ptr_equal(ctx, &reported);
-    assert_true(strlen(line) < 256);
+    assert_true(strlen(line) < 1024); /* kernel/cmdline.c's LINE_MAX */
     assert_null(strchr(line, '\n'));
     if (reported.count < MAX_LINES)
         snprintf(reported.lines[reported.count], sizeof(reported.lines[0]), "%s", line);
@@ -322,28 +322,52 @@ static void test_last_one_wins(void **state)
     assert_int_equal(pages, 5);
 }
 
-static void test_loader_path_ignored(void **state)
-{
-    (void)state;
-    assert_int_equal(parse("/boot/patchbay.elf pv.patch"), 0);
-    assert_true(patch);
-    assert_int_equal(parse("  /patchbay wl.pages=3"), 0);
-    assert_int_equal(pages, 3);
-    assert_int_equal(reported.count, 0);
-}
-
-/* Only a first, '='-less word is the loader's; anything else is checked. */
-static void test_other_paths_are_options(void **state)
+/* A '/' word is an option like any other: only the multiboot2 entry drops
+ * GRUB's file name, before the parser sees the line. */
+static void test_paths_are_options(void **state)
 {
     static const char *const known = " (known: pv.patch, wl.pages, fault, wl.name, big)";
     char line[256];
 
     (void)state;
     snprintf(line, sizeof(line), "cmdline: unknown option '/boot/x'%s", known);
-    expect_one_problem("pv.patch /boot/x", line);
+    expect_one_problem("/boot/x pv.patch", line);
     assert_true(patch);
     snprintf(line, sizeof(line), "cmdline: unknown option '/a'%s", known);
     expect_one_problem("/a=1", line);
+}
+
+/* Control bytes and quotes never reach the terminal raw. */
+static void test_shown_escaped(void **state)
+{
+    char out[64];
+
+    (void)state;
+    assert_int_equal(cmdline_escape(out, sizeof(out), "\x1b[2Jfoo=1", 9), 12);
+    assert_string_equal(out, "\\x1b[2Jfoo=1");
+    cmdline_escape(out, sizeof(out), "a'b\"c\\d", 7);
+    assert_string_equal(out, "a\\'b\\\"c\\\\d");
+    cmdline_escape(out, sizeof(out), "\xff\x7f", 2);
+    assert_string_equal(out, "\\xff\\x7f");
+    /* Whole escapes only: no room for "\x1b" after "ab" in 6 bytes. */
+    assert_int_equal(cmdline_escape(out, 6, "ab\x1b", 3), 2);
+    assert_string_equal(out, "ab");
+    expect_one_problem("k\x1b=1",
+                       "cmdline: unknown option 'k\\x1b' (known: pv.patch, wl.pages, fault, "
+                       "wl.name, big)");
+}
+
+/* A long unknown key is cut short, never the list of known options. */
+static void test_long_key_keeps_known_list(void **state)
+{
+    char cmd[160];
+
+    (void)state;
+    memset(cmd, 'x', 100);
+    strcpy(cmd + 100, "=1");
+    assert_int_equal(parse(cmd), 1);
+    assert_non_null(
+        strstr(reported.lines[0], "...' (known: pv.patch, wl.pages, fault, wl.name, big)"));
 }
 
 static char long_text[5000];
@@ -406,20 +430,20 @@ static void test_value_at_display_limit(void **state)
 /* Too many keys to list: the line stops at 255 characters and says so. */
 static void test_overlong_line_is_cut(void **state)
 {
-    static char keys[20][40];
-    static bool flags[20];
-    struct option many[20];
+    static char keys[40][40];
+    static bool flags[40];
+    struct option many[40];
 
     (void)state;
-    for (size_t i = 0; i < 20; i++) {
+    for (size_t i = 0; i < 40; i++) {
         snprintf(keys[i], sizeof(keys[i]), "subsystem%02zu.some_rather_long_name", i);
         many[i] = (struct option){.key = keys[i], .type = OPT_BOOL, .value = &flags[i]};
     }
-    assert_int_equal(cmdline_parse("nope", many, 20, record_line, &reported), 1);
-    assert_int_equal(strlen(reported.lines[0]), 255);
+    assert_int_equal(cmdline_parse("nope", many, 40, record_line, &reported), 1);
+    assert_int_equal(strlen(reported.lines[0]), 1023);
     assert_true(str_has_prefix(reported.lines[0], "cmdline: unknown option 'nope' (known: "
                                                   "subsystem00.some_rather_long_name, "));
-    assert_string_equal(reported.lines[0] + 252, "...");
+    assert_string_equal(reported.lines[0] + 1020, "...");
 }
 
 /* Options declared with the macros, as subsystems do. */
@@ -505,8 +529,9 @@ int main(void)
         TEST(test_many_tokens_and_whitespace),
         TEST(test_problems_counted_and_others_applied),
         TEST(test_last_one_wins),
-        TEST(test_loader_path_ignored),
-        TEST(test_other_paths_are_options),
+        TEST(test_paths_are_options),
+        TEST(test_shown_escaped),
+        TEST(test_long_key_keeps_known_list),
         TEST(test_long_unknown_key),
         TEST(test_long_values),
         TEST(test_value_at_display_limit),

@@ -46,11 +46,34 @@ static void mb2_read_mmap(const struct mb2_mmap_tag *t)
     }
 }
 
+/* GRUB puts the kernel's own file name first ("/boot/patchbay.elf a=1"):
+ * a first word that starts with '/' and has no '=' is that, not an option.
+ * Only this door has it, so only this door drops it. */
+static const char *skip_loader_path(const char *s, size_t *len)
+{
+    size_t i = 0, word;
+
+    while (i < *len && s[i] == ' ')
+        i++;
+    if (i == *len || s[i] != '/')
+        return s;
+    for (word = i; word < *len && s[word] && s[word] != ' '; word++)
+        if (s[word] == '=')
+            return s;
+    *len -= word;
+    return s + word;
+}
+
 static void mb2_read_tag(const struct mb2_tag *tag)
 {
+    const char *s;
+    size_t len;
+
     switch (tag->type) {
     case MB2_TAG_CMDLINE:
-        boot_info_set_cmdline(&boot_info, (const char *)(tag + 1), tag->size - sizeof(*tag));
+        len = tag->size - sizeof(*tag);
+        s = skip_loader_path((const char *)(tag + 1), &len);
+        boot_info_set_cmdline(&boot_info, s, len);
         break;
     case MB2_TAG_MMAP:
         mb2_read_mmap((const struct mb2_mmap_tag *)tag);
