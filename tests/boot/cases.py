@@ -9,11 +9,17 @@ Each case is a dict:
   last_line  regex the last non-empty console line must match       (optional)
   status     tools/run's exit status: an int (0 = clean kernel exit), or
              'fail' = a kernel-reported failure (1..100, never a time-out
-             or a crash without a kernel exit)                      (default 0)
+             or a crash without a kernel exit), or 'failed' = a failure
+             with a verdict line, the kernel's or the one tools/run writes
+             when Xen or the loader ended the run (1..100, never a
+             time-out or 101)                                       (default 0)
   timeout    seconds before tools/run kills QEMU                    (default 60)
   check      a function given the console text that returns None, or a
              string saying what is wrong: for what a regex cannot say,
              such as a ratio of two numbers in a line          (default None)
+  verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
+             holds: 0 when tools/run refuses to start               (default 1)
+  stderr     regexes that must each match in tools/run's stderr    (default [])
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -100,9 +106,7 @@ CASES = [
     fault("ud", "#UD"),
     fault("gp", "#GP"),
     fault("de", "#DE"),
-    # Overflowing the stack runs into its guard page: a #PF, or a #DF when the
-    # fault cannot be delivered on the overflowed stack.
-    fault("stack", "#(DF|PF)"),
+    # fault=stack: see the fault matrix below.
 
     dict(name="bad-cmdline", cmdline="bogus=1 fault=banana",
          expect=[r"^cmdline: unknown option 'bogus' \(known: ",
@@ -278,5 +282,141 @@ CASES += [
          cmdline="xen.refused_update xen.mmu=trap",
          expect=[REFUSED, r"^trap: #PF", r"\bcr2\b"],
          reject=[PASS, r"Xen accepted"], last_line=r"^patchbay: FAIL trap #PF$", status="fail",
+         timeout=XEN_TIMEOUT),
+]
+
+# Every fault point through every door ends with a dump naming the vector
+# or the stack, exactly one verdict line and a failure status (never a
+# time-out or 101). Under Xen a fault the kernel cannot take kills the
+# domain: then Xen's register dump is the dump and tools/run the verdict.
+FAULT_POINTS = [("pf", ""), ("ud", ""), ("gp", ""), ("de", ""), ("stack", ""),
+                ("wl-mutator", "wl=on"), ("wl-handler", "wl=on"), ("thread-stack", "")]
+DUMP = r"^(trap: #[A-Z]{2}\b|panic: stack overflow in \S)"
+XEN_CRASH_DUMP = r"^\(XEN\) Domain \d+ \(vcpu#\d+\) crashed on cpu#\d+:$"
+DOORS = [("pvh", [], NATIVE_TIMEOUT, "native/pvh", DUMP),
+         ("iso", ["--iso"], ISO_TIMEOUT, "native/multiboot2", DUMP),
+         ("xen", ["--xen"], XEN_TIMEOUT, "xen-pv", "(" + DUMP + "|" + XEN_CRASH_DUMP + ")")]
+# The fault-KIND and xen-fault-KIND cases above already check these points
+# in more detail (and, like every case, one verdict line): not booted twice.
+_detailed = {c["name"] for c in CASES}
+for _door, _args, _timeout, _method, _dump in DOORS:
+    for _point, _needs in FAULT_POINTS:
+        if {"pvh": "fault-", "xen": "xen-fault-"}.get(_door, "?") + _point in _detailed:
+            continue
+        CASES.append(dict(
+            name="fault-matrix-%s-%s" % (_door, _point), args=_args,
+            cmdline=(_needs + " fault=" + _point).strip(),
+            expect=[r"^patchbay: booting via " + _method + "$",
+                    r"^fault: committing ", _dump],
+            reject=[r"did not trap", OPTION_PROBLEM], last_line=r"^patchbay: FAIL ",
+            status="failed", timeout=_timeout))
+
+# How a run ends when the kernel cannot say it itself (tools/run --help).
+CASES += [
+    # A fault Xen cannot deliver (the guard page under the stack, with no
+    # IST to switch to) kills the domain; tools/run names Xen's reason and
+    # the guest RIP from the image's symbols.
+    dict(name="xen-crash-verdict", args=["--xen"], cmdline="fault=guard",
+         expect=[XEN_CRASH_DUMP,
+                 r"^patchbay: FAIL xen: domain_crash\S* called from \S+ at "
+                 r"[A-Za-z_][\w.]*\+0x[0-9a-f]+$"],
+         last_line=r"^patchbay: FAIL xen: ", status=99, timeout=XEN_TIMEOUT),
+    # Xen's early boot refuses a 32-bit CPU and halts: said at once.
+    dict(name="xen-cpu-qemu32", args=["--xen", "--cpu", "qemu32"],
+         expect=[r"^ERR: Not a 64-bit CPU!$"],
+         last_line=r"^patchbay: FAIL xen: Not a 64-bit CPU$", status=98, timeout=30),
+    # Xen cannot fit the image into dom0's memory and panics before dom0 runs.
+    dict(name="xen-dom0-mem-1", args=["--xen", "--dom0-mem", "1"],
+         expect=[r"^\(XEN\) Panic on CPU 0:$"],
+         last_line=r"^patchbay: FAIL xen panic: \S", status=98, timeout=XEN_TIMEOUT),
+    # GRUB cannot load the image into 4 MiB and waits for a key.
+    dict(name="iso-mem-4", args=["--iso", "--mem", "4"],
+         expect=[r"^error: out of memory"],
+         last_line=r"^patchbay: FAIL grub: out of memory", status=98, timeout=60),
+    # The 32-bit stub finds no long mode and says so in a verdict.
+    dict(name="cpu-qemu32", args=["--cpu", "qemu32"], expect=[r"^patchbay: FAIL "],
+         reject=[r"^patchbay: booting via "], last_line=r"^patchbay: FAIL ", status=1),
+]
+
+# The command line each door delivers whole (tools/run --help): a longer
+# one, or a byte GRUB would change, is refused before QEMU starts.
+def refused(name, args, cmdline, message):
+    return dict(name=name, args=args, cmdline=cmdline, verdicts=0, status=2,
+                stderr=[r"^run: " + message + "$"], timeout=30)
+
+
+def long_line(n):
+    return "bogus=" + "a" * (n - 6)
+
+
+# Bytes a shell or GRUB would treat specially: runs of spaces, leading and
+# trailing ones, GRUB's and the shell's metacharacters, a tab, 0x1c..0x1f
+# (which Python's str.split takes for spaces), a newline, UTF-8. The kernel
+# echoes control bytes and non-ASCII as \xHH.
+ODD_PRINTABLE = "  a  b=$x;{c}#d`e`|&<>()[]~!?*%^ "
+ODD_LINE = ODD_PRINTABLE + "\u00e9\t\x1c\x1f\nz  "
+
+
+def odd_echo(printable=ODD_PRINTABLE):
+    return (r'^cmdline: "' + re.escape(printable)
+            + r"\\xc3\\xa9\\x09\\x1c\\x1f\\x0az  " + r'"$')
+
+
+ODD_ECHO = odd_echo()
+CASES += [
+    dict(name="pvh-cmdline-4127", cmdline=long_line(4127),
+         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'], last_line=PASS),
+    refused("pvh-cmdline-4128", [], long_line(4128),
+            r"the kernel command line is 4128 bytes; the PVH door delivers at most 4127"),
+    refused("iso-cmdline-4128", ["--iso"], long_line(4128),
+            r"the kernel command line is 4128 bytes; the ISO door delivers at most 4127"),
+    # Xen keeps 1023 bytes of dom0's line; the kernel says it was cut.
+    dict(name="xen-cmdline-4128", args=["--xen"], cmdline=long_line(4128),
+         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'], last_line=PASS,
+         timeout=XEN_TIMEOUT),
+    refused("xen-cmdline-65537", ["--xen"], long_line(65537),
+            r"the kernel command line is 65537 bytes; the Xen door delivers at most 65536"),
+    dict(name="pvh-cmdline-verbatim", cmdline=ODD_LINE, expect=[ODD_ECHO], last_line=PASS),
+    dict(name="iso-cmdline-verbatim", args=["--iso"], cmdline=ODD_LINE, expect=[ODD_ECHO],
+         last_line=PASS, timeout=ISO_TIMEOUT),
+    refused("iso-cmdline-quote", ["--iso"], "a'b",
+            r"""the ISO door \(GRUB\) cannot deliver "'" in the kernel command line"""),
+    # Xen drops the spaces between the image name and dom0's line.
+    dict(name="xen-cmdline-verbatim", args=["--xen"], cmdline=ODD_LINE.lstrip(" "),
+         expect=[odd_echo(ODD_PRINTABLE.lstrip(" "))], last_line=PASS, timeout=XEN_TIMEOUT),
+    refused("xen-cmdline-leading-space", ["--xen"], " a",
+            r"the Xen door drops the leading spaces of the kernel command line"),
+]
+
+# What the kernel says about a line: control bytes escaped, not sent to the
+# terminal; an unknown key cut short, never the list of known options; a
+# '/' word an option like any other (only GRUB's file name is dropped, by
+# the multiboot2 entry).
+CASES += [
+    dict(name="cmdline-escapes-control-bytes", cmdline="\x1b[2Jfoo=1 q'u\"o",
+         expect=[r'^cmdline: "\\x1b\[2Jfoo=1 q\\\'u\\"o"$',
+                 r"^cmdline: unknown option '\\x1b\[2Jfoo' \(known: "],
+         last_line=PASS),
+    dict(name="cmdline-long-key-keeps-known-list", cmdline="x" * 100 + "=1",
+         expect=[r"^cmdline: unknown option 'x{61}\.\.\.' \(known: [a-z., _]*\bfault\b"
+                 r"[a-z., _]*\)$"],
+         last_line=PASS),
+    dict(name="cmdline-path-word-is-an-option", cmdline="/bogus fault=banana",
+         expect=[r"^cmdline: unknown option '/bogus' \(known: ",
+                 r"^cmdline: bad value 'banana' for fault"],
+         last_line=PASS),
+]
+
+# Dumps that explain: a #DF from an overflowed stack shows CR2, the guard
+# page the #PF was for; a caller's frame is named by its call, not by the
+# function after a noreturn call (xen_start.cold+0x0 was shown before).
+CASES += [
+    dict(name="guard-df-shows-cr2", cmdline="fault=guard",
+         expect=[r"^trap: #DF double fault",
+                 r"^  cr2 [0-9a-f]{16} \(the last page fault's address: a stack's guard page\)$"],
+         reject=[PASS], last_line=r"^patchbay: FAIL trap #DF$", status="fail"),
+    dict(name="xen-backtrace-names-callers", args=["--xen"], cmdline="fault=de",
+         expect=[r"^  #\d+ +[0-9a-f]{16} kernel_main\+0x", r"^  #\d+ +[0-9a-f]{16} xen_start\+0x"],
+         reject=[PASS, r"\.cold\+"], last_line=r"^patchbay: FAIL trap #DE$", status="fail",
          timeout=XEN_TIMEOUT),
 ]

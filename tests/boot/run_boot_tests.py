@@ -5,7 +5,9 @@
 
 Each case boots the image under QEMU with `tools/run --quiet --log FILE`;
 the console goes to build/test-logs/NAME.log and is checked against the
-case's expectations. Prints one PASS/FAIL line per case and a final
+case's expectations. Every case's console must hold exactly one verdict
+line (`patchbay: PASS` or `patchbay: FAIL ...`) unless the case says how
+many (`verdicts`). Prints one PASS/FAIL line per case and a final
 "N passed, N failed" line; exits 1 if any case failed.
 """
 
@@ -26,9 +28,14 @@ sys.path.insert(0, HERE)
 from cases import CASES  # noqa: E402
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
-          "check"}
+          "check", "verdicts", "stderr"}
 DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
-                timeout=60, check=None)
+                timeout=60, check=None, verdicts=1, stderr=[])
+# The one line that ends every run, the kernel's or tools/run's.
+VERDICT = re.compile(r"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
+# Statuses tools/run gives for a failure the kernel could not report itself
+# (tools/run --help): 98 the boot stopped before the kernel, 99 Xen ended it.
+TOOL_VERDICT_STATUSES = (98, 99)
 TAIL_LINES = 30
 # Terminal control sequences (GRUB draws its menu with them) and other
 # control characters except newline and tab.
@@ -50,13 +57,15 @@ def normalise(case):
         raise ValueError("case %s: unknown fields %s" % (case["name"], sorted(unknown)))
     c = dict(DEFAULTS)
     c.update(case)
-    if c["status"] != "fail" and not isinstance(c["status"], int):
-        raise ValueError("case %s: status must be an int or 'fail'" % c["name"])
+    if c["status"] not in ("fail", "failed") and not isinstance(c["status"], int):
+        raise ValueError("case %s: status must be an int, 'fail' or 'failed'" % c["name"])
+    if not isinstance(c["verdicts"], int) or c["verdicts"] < 0:
+        raise ValueError("case %s: verdicts must be a count" % c["name"])
     if c["check"] is not None and not callable(c["check"]):
         raise ValueError("case %s: check must be a function of the console text" % c["name"])
-    if isinstance(c["expect"], str) or isinstance(c["reject"], str):
-        raise ValueError("case %s: expect and reject are lists of regexes" % c["name"])
-    for rx in list(c["expect"]) + list(c["reject"]) + [c["last_line"] or ""]:
+    if any(isinstance(c[k], str) for k in ("expect", "reject", "stderr")):
+        raise ValueError("case %s: expect, reject and stderr are lists of regexes" % c["name"])
+    for rx in list(c["expect"]) + list(c["reject"]) + list(c["stderr"]) + [c["last_line"] or ""]:
         try:
             re.compile(rx)
         except re.error as e:
@@ -73,7 +82,7 @@ def console_text(raw):
 
 
 def status_ok(want, got):
-    if want == "fail":
+    if want in ("fail", "failed"):
         return 1 <= got <= 100
     return got == want
 
@@ -83,6 +92,10 @@ def describe_status(got):
         return "timed out"
     if got == 101:
         return "QEMU ended without a kernel exit"
+    if got == 98:
+        return "status 98 (the boot stopped before the kernel ran)"
+    if got == 99:
+        return "status 99 (Xen crashed the domain)"
     if got == 0:
         return "clean exit"
     return "status %d" % got
@@ -93,10 +106,23 @@ def check(case, status, text, stderr):
     reasons = []
     want = case["status"]
     if not status_ok(want, status):
-        wanted = "a kernel failure (1..100)" if want == "fail" else "status %d" % want
+        wanted = {"fail": "a kernel failure (1..100)",
+                  "failed": "a failure with a verdict (1..100)"}.get(want, "status %d" % want)
         reasons.append("expected %s, got %s" % (wanted, describe_status(status)))
     elif want == "fail" and "run: kernel failed with status" not in stderr:
         reasons.append("status %d did not come from a kernel exit" % status)
+    elif (want == "failed" and "run: kernel failed with status" not in stderr
+          and status not in TOOL_VERDICT_STATUSES):
+        reasons.append("status %d came from neither the kernel nor a tools/run verdict"
+                       % status)
+    verdicts = [m.group(0) for m in VERDICT.finditer(text)]
+    if len(verdicts) != case["verdicts"]:
+        reasons.append("expected %d verdict line%s, found %d"
+                       % (case["verdicts"], "" if case["verdicts"] == 1 else "s",
+                          len(verdicts)))
+    for rx in case["stderr"]:
+        if not re.search(rx, stderr, re.MULTILINE):
+            reasons.append("expected /%s/ not found in tools/run's stderr" % rx)
     for rx in case["expect"]:
         if not re.search(rx, text, re.MULTILINE):
             reasons.append("expected /%s/ not found" % rx)
@@ -124,7 +150,8 @@ def run_case(case, image, logdir):
     cmd = [sys.executable, RUN, "--quiet", "--log", log, "--image", image,
            "--timeout", str(case["timeout"])] + list(case["args"])
     if case["cmdline"]:
-        cmd += ["--"] + case["cmdline"].split()
+        # One word: tools/run hands it to the door as it is, spaces and all.
+        cmd += ["--", case["cmdline"]]
     start = time.monotonic()
     # tools/run kills QEMU at the case's time-out; the extra margin covers
     # building an ISO or fetching Xen before QEMU starts.
@@ -169,7 +196,11 @@ def main():
     if args.list:
         for c in cases:
             line = " ".join([c["name"]] + list(c["args"]))
-            print(line + (" -- " + c["cmdline"] if c["cmdline"] else ""))
+            shown = c["cmdline"]
+            if len(shown) > 100 or not shown.isprintable():
+                shown = "(%d bytes) %r..." % (len(shown.encode(errors="surrogateescape")),
+                                             shown[:40])
+            print(line + (" -- " + shown if c["cmdline"] else ""))
         return 0
     if not cases:
         print("run_boot_tests: no case matches " + " ".join(args.k), file=sys.stderr)
