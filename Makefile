@@ -92,6 +92,7 @@ run-xen: $(IMAGE)
 
 include tests/unit/unit.mk
 include tools/tools.mk
+include tests/fuzz/fuzz.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
@@ -131,8 +132,9 @@ test: $(SETUP)
 	$(MAKE) xen-test
 	$(MAKE) boot-test
 	$(MAKE) bench-test
+	$(MAKE) fuzz-test
 
-C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tools/*.c)
+C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c)
 
 format:
 	clang-format -i $(C_SOURCES)

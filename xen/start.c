@@ -9,6 +9,7 @@
 #include "mm/pgtable.h"
 #include "xen/backend.h"
 #include "xen/hypercall.h"
+#include "xen/start_info.h"
 
 #define START_INFO_MAGIC "xen-3.0-x86_64"
 #define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
@@ -20,16 +21,6 @@ _Static_assert(sizeof(xen_shared_info_page) == PAGE_SIZE, "shared_info must fit 
 
 start_info_t *xen_start_info;
 
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
-static uint64_t page_round_up(uint64_t a)
-{
-    return (a + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-}
-
 /* Xen ABI: the shared_info page is given by machine address; a PV guest
  * maps it itself. */
 static void map_shared_info(uint64_t maddr)
@@ -40,20 +31,6 @@ static void map_shared_info(uint64_t maddr)
              "update_va_mapping shared_info");
 }
 
-/* Xen ABI (start_info): after the image Xen packs, page by page, any
- * initrd, the frame list, start_info, a domU's console and store pages,
- * its bootstrap page tables and a bootstrap stack; rsp at entry is that
- * stack's top. All of it stays Xen's to describe, so none of it is free. */
-static uint64_t bootstrap_end(const start_info_t *si, uint64_t xen_stack_top)
-{
-    uint64_t end = page_round_up(xen_stack_top);
-
-    end = max_u64(end, si->pt_base + si->nr_pt_frames * PAGE_SIZE);
-    end = max_u64(end, page_round_up(si->mfn_list + si->nr_pages * sizeof(xen_pfn_t)));
-    end = max_u64(end, page_round_up((uint64_t)si + sizeof(*si)));
-    return end;
-}
-
 void xen_guest_init(void)
 {
     const start_info_t *si = xen_start_info;
@@ -61,20 +38,6 @@ void xen_guest_init(void)
     if (strncmp(si->magic, START_INFO_MAGIC, strlen(START_INFO_MAGIC)) != 0)
         panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, START_INFO_MAGIC);
     map_shared_info(si->shared_info);
-}
-
-static void fill_boot_info(const start_info_t *si, uint64_t xen_stack_top)
-{
-    uint64_t kend = (uint64_t)__kernel_end;
-
-    boot_info_add_ram(&boot_info, 0, si->nr_pages * PAGE_SIZE);
-    boot_info_add_reserved(&boot_info, kend, bootstrap_end(si, xen_stack_top) - kend);
-    boot_info_set_cmdline(&boot_info, (const char *)si->cmd_line, MAX_GUEST_CMDLINE);
-    /* Xen ABI: Xen copies at most MAX_GUEST_CMDLINE - 1 bytes of dom0's
-     * line and says nothing when it cuts, so a line that fills them all
-     * may have been longer. */
-    if (strlen(boot_info.cmdline) >= MAX_GUEST_CMDLINE - 1)
-        boot_info.cmdline_truncated = true;
 }
 
 static void print_xen_banner(const start_info_t *si)
@@ -90,6 +53,8 @@ static void print_xen_banner(const start_info_t *si)
 
 void xen_start(start_info_t *si, uint64_t xen_stack_top)
 {
+    const char *err;
+
     /* Without the hypercall page nothing can be said; a trap makes Xen
      * log the crash instead. */
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
@@ -97,7 +62,10 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     xen_start_info = si;
     xen_install(); /* console first, then traps, events and every ops table */
     boot_info.method = BOOT_XEN_PV;
-    fill_boot_info(si, xen_stack_top);
+    err = xen_start_info_parse((const uint8_t *)si, sizeof(*si), (uint64_t)si,
+                               (uint64_t)__kernel_end, xen_stack_top, &boot_info);
+    if (err)
+        panic("xen: start_info at %p: %s", si, err);
     print_xen_banner(si);
     kernel_main();
 }

@@ -1,38 +1,31 @@
 /* The PVH entry path, in C: boot/pvh.asm has brought us to long mode with
- * the physical address of Xen's struct hvm_start_info. */
+ * the physical address of Xen's struct hvm_start_info, which
+ * kernel/pvh_parse.c reads without trusting it (and a fuzzer checks that
+ * it never can be made to read outside memory). */
 #include <stdint.h>
-#include <xen/xen.h>
-#include <xen/arch-x86/hvm/start_info.h>
 
 #include "arch/x86/native/backend.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
+#include "kernel/pvh_parse.h"
 
-static void pvh_read_memmap(const struct hvm_start_info *si)
-{
-    const struct hvm_memmap_table_entry *map = (const void *)(uintptr_t)si->memmap_paddr;
-
-    for (uint32_t i = 0; i < si->memmap_entries; i++) {
-        if (map[i].type == XEN_HVM_MEMMAP_TYPE_RAM)
-            boot_info_add_ram(&boot_info, map[i].addr, map[i].size);
-    }
-}
+/* What the boot tables map (boot/long_mode.asm): the low 4 GiB. QEMU puts
+ * the memory map in page 0, so the window starts just past address 0 only
+ * to keep a null pointer out of it. */
+#define LOW_MAPPED_START 0x8ULL
+#define LOW_MAPPED_END (4ULL << 30)
 
 void pvh_start(uint32_t start_info_pa, uint32_t unused)
 {
-    const struct hvm_start_info *si = (const void *)(uintptr_t)start_info_pa;
+    const struct boot_mem low = {(const uint8_t *)(uintptr_t)LOW_MAPPED_START, LOW_MAPPED_START,
+                                 LOW_MAPPED_END - LOW_MAPPED_START};
+    const char *err;
 
     (void)unused;
     native_install();
     boot_info.method = BOOT_NATIVE_PVH;
-    if (si->magic != XEN_HVM_START_MAGIC_VALUE)
-        panic("PVH start info at 0x%x has magic 0x%x", start_info_pa, si->magic);
-    /* Version 1 added the memory map; without it we cannot know our RAM. */
-    if (si->version < 1 || si->memmap_entries == 0)
-        panic("PVH start info version %u has no memory map", si->version);
-    pvh_read_memmap(si);
-    if (si->cmdline_paddr)
-        boot_info_set_cmdline(&boot_info, (const char *)(uintptr_t)si->cmdline_paddr,
-                              BOOT_CMDLINE_MAX * 4);
+    err = pvh_parse(&low, start_info_pa, &boot_info);
+    if (err)
+        panic("PVH start info at 0x%x: %s", start_info_pa, err);
     kernel_main();
 }
