@@ -18,6 +18,7 @@
 #include "kernel/sched_core.h"
 #include "kernel/thread_list.h"
 #include "kernel/time.h"
+#include "mm/kernel_map.h"
 #include "pv/irq.h"
 
 static uint64_t slice_ms = 10;
@@ -26,7 +27,10 @@ OPTION_UINT(slice_ms, "sched.slice_ms", 1, 1000, "round-robin time slice in mill
 struct spinlock sched_lock;
 
 /* Everything below is protected by sched_lock. */
-static struct thread boot_thread = {.name = "main", .state = THREAD_RUNNING, .slot = -1};
+static struct thread boot_thread = {.name = "main",
+                                    .state = THREAD_RUNNING,
+                                    .slot = -1,
+                                    .stack_bottom = (uint64_t *)boot_stack_bottom};
 static struct thread *current = &boot_thread;
 static struct thread *idle_thread;   /* runs when nothing else can; never queued */
 static struct thread_list run_queue; /* RUNNABLE threads, next to run first */

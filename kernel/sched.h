@@ -42,9 +42,6 @@ void stack_canaries_init(void);
  * entry, and by code that may recurse deeply. */
 void stack_check(void);
 
-/* The same for thread t, whose stack pointer is sp: at every switch. */
-void stack_check_thread(const struct thread *t, uint64_t sp);
-
 /* How many times the tick took the CPU from a running thread. */
 uint64_t sched_preemptions(void);
 

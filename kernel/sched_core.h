@@ -14,6 +14,22 @@
 
 extern struct spinlock sched_lock;
 
+/* The canary every stack keeps in its lowest word, and the red zone no
+ * stack may reach (kernel/thread.c says why). */
+#define STACK_CANARY 0x5ac4ca4a12f00d15ULL
+#define STACK_RED_ZONE 2048
+
+/* Panics: the stack [bottom, ...) of `name` is overwritten or nearly full. */
+__attribute__((noreturn)) void stack_overflow(const char *name, uint64_t bottom, uint64_t sp);
+
+/* At every switch, for the thread switched away from, whose stack pointer
+ * is sp: a few instructions, as it runs on every switch. */
+static inline void stack_check_thread(const struct thread *t, uint64_t sp)
+{
+    if (*t->stack_bottom != STACK_CANARY || sp - (uint64_t)t->stack_bottom < STACK_RED_ZONE)
+        stack_overflow(t->name, (uint64_t)t->stack_bottom, sp);
+}
+
 /* With sched_lock held: marks the current thread BLOCKED and runs another.
  * Returns, holding sched_lock again, once sched_wake_locked() has made it
  * runnable and it has been switched back in. */

@@ -55,6 +55,7 @@ struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg)
     t->name = name;
     t->next = t->prev = t->joiner = 0;
     t->wake_ns = 0;
+    t->stack_bottom = (uint64_t *)stack_pool[t->slot].stack;
     t->context =
         thread_arch_prepare_stack(stack_pool[t->slot].stack + THREAD_STACK_SIZE, entry, arg);
     return t;
@@ -93,9 +94,6 @@ void thread_check_stack_guards(void)
  * under Xen: a PV guest has no IST, so a fault on an overflowed stack
  * leaves Xen nowhere to push the frame and it kills the domain. The guard
  * page stays as the backstop for an overflow no check sees. */
-#define STACK_CANARY 0x5ac4ca4a12f00d15ULL
-#define STACK_RED_ZONE 2048
-
 static bool canaries_set;
 
 void stack_canaries_init(void)
@@ -126,18 +124,20 @@ static bool stack_of(uint64_t sp, uint64_t *bottom, const char **name)
     return false;
 }
 
-static void check_stack(uint64_t sp, uint64_t bottom, const char *name)
+void stack_overflow(const char *name, uint64_t bottom, uint64_t sp)
 {
-    if (*(const volatile uint64_t *)bottom != STACK_CANARY) {
-        canaries_set = false; /* the report itself must not check again */
+    canaries_set = false; /* the report itself must not check again */
+    if (*(const volatile uint64_t *)bottom != STACK_CANARY)
         panic("stack overflow in %s: the canary at 0x%lx is overwritten (sp 0x%lx)", name, bottom,
               sp);
-    }
-    if (sp - bottom < STACK_RED_ZONE) {
-        canaries_set = false;
-        panic("stack overflow in %s: %lu bytes left (sp 0x%lx, guard page at 0x%lx)", name,
-              sp - bottom, sp, bottom - GUARD_SIZE);
-    }
+    panic("stack overflow in %s: %lu bytes left (sp 0x%lx, guard page at 0x%lx)", name, sp - bottom,
+          sp, bottom - GUARD_SIZE);
+}
+
+static void check_stack(uint64_t sp, uint64_t bottom, const char *name)
+{
+    if (*(const volatile uint64_t *)bottom != STACK_CANARY || sp - bottom < STACK_RED_ZONE)
+        stack_overflow(name, bottom, sp);
 }
 
 void stack_check(void)
@@ -147,13 +147,4 @@ void stack_check(void)
 
     if (canaries_set && stack_of(sp, &bottom, &name))
         check_stack(sp, bottom, name);
-}
-
-void stack_check_thread(const struct thread *t, uint64_t sp)
-{
-    uint64_t bottom =
-        t->slot < 0 ? (uint64_t)boot_stack_bottom : (uint64_t)stack_pool[t->slot].stack;
-
-    if (canaries_set)
-        check_stack(sp, bottom, t->slot < 0 ? "the boot stack" : t->name);
 }

@@ -23,9 +23,10 @@ struct thread {
     struct thread *prev;
     enum thread_state state;
     const char *name;
-    uint64_t wake_ns;      /* SLEEPING: when to make it runnable */
-    struct thread *joiner; /* the one thread waiting for this one to exit */
-    int slot;              /* index into the stack pool; -1 for the boot thread */
+    uint64_t wake_ns;       /* SLEEPING: when to make it runnable */
+    struct thread *joiner;  /* the one thread waiting for this one to exit */
+    int slot;               /* index into the stack pool; -1 for the boot thread */
+    uint64_t *stack_bottom; /* its stack's lowest word, the canary (kernel/thread.c) */
 };
 
 #endif
