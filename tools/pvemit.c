@@ -173,9 +173,11 @@ static bool parse_site(const char *line, unsigned lineno, uint64_t *addr, unsign
     return true;
 }
 
+/* Also the fuzz target's entry (tests/fuzz/fuzz_pvemit.c): nothing may
+ * outlive one call. */
 int main(int argc, char **argv)
 {
-    static struct xen_patch_ctx xen_ctx;
+    struct xen_patch_ctx xen_ctx = {0};
     struct emitter emitters[3] = {
         {"native", *native_patch_backend(&(struct native_patch_ctx){false})},
         {"native-condsti", *native_patch_backend(&(struct native_patch_ctx){true})},

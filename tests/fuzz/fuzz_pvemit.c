@@ -1,7 +1,6 @@
 /* tools/pvemit.c's input: lines "ADDR OP LEN" on stdin, each patched by
- * every backend. The tool's own functions run unchanged: its main is
- * renamed and this target repeats main's loop (with a fresh Xen context
- * for each input), stdin read from the input and stdout captured.
+ * every backend. The tool runs unchanged: its main is renamed and called
+ * once per input, stdin read from the input and stdout captured.
  *
  * Input: u8 picking one of the tool's option sets, then the lines. Checks
  * each output line's form: "0xADDR BACKEND RESULT HEX", HEX being 2 * LEN
@@ -44,19 +43,12 @@ static void check_output(const char *out, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct xen_patch_ctx xen_ctx = {0};
-    struct emitter emitters[3] = {
-        {"native", *native_patch_backend(&(struct native_patch_ctx){false})},
-        {"native-condsti", *native_patch_backend(&(struct native_patch_ctx){true})},
-        {"xen", {0}},
-    };
-    size_t n_emitters = 2, out_len = 0;
+    size_t out_len = 0;
     char *const *argv;
     int argc = 0;
     FILE *saved_in = stdin, *saved_out = stdout, *saved_err = stderr;
     static FILE *devnull;
-    char line[256], *out = NULL;
-    unsigned lineno = 0;
+    char *out = NULL;
 
     if (size < 2) /* fmemopen cannot open 0 bytes */
         return 0;
@@ -71,18 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     stderr = devnull;
     FUZZ_CHECK(stdin != NULL && stdout != NULL && stderr != NULL);
 
-    if (parse_args(argc, (char **)argv, &xen_ctx)) {
-        xen_patch_backend_init(&emitters[2].be, &xen_ctx);
-        n_emitters = 3;
-    }
-    while (fgets(line, sizeof(line), stdin) != NULL) {
-        uint64_t addr;
-        unsigned op, len;
-        if (!parse_site(line, ++lineno, &addr, &op, &len))
-            break;
-        for (size_t i = 0; i < n_emitters; i++)
-            emit_site(&emitters[i], addr, op, len);
-    }
+    (void)pvemit_main(argc, (char **)argv); /* 2 at a bad line: expected */
 
     fclose(stdin);
     fclose(stdout);
