@@ -1,4 +1,4 @@
-/* fault=pf|ud|gp|de|stack|guard|thread-stack|wl-mutator|wl-handler:
+/* fault=pf|ud|gp|de|stack|guard|thread-stack|canary|wl-mutator|wl-handler:
  * deliberate faults, so the tests can check that each one prints a dump
  * and ends the run with one verdict line and a failure status, on every
  * door. */
@@ -10,6 +10,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched.h"
+#include "kernel/thread.h"
 
 enum fault_kind {
     FAULT_NONE,
@@ -20,13 +21,15 @@ enum fault_kind {
     FAULT_STACK,
     FAULT_GUARD,
     FAULT_THREAD_STACK,
+    FAULT_CANARY,
     FAULT_WL_MUTATOR,
     FAULT_WL_HANDLER,
 };
 
-static const char *const fault_choices[] = {"none",       "pf",         "ud",    "gp",
-                                            "de",         "stack",      "guard", "thread-stack",
-                                            "wl-mutator", "wl-handler", 0};
+/* In enum fault_kind's order. */
+static const char *const fault_choices[] = {"none",   "pf",         "ud",         "gp",
+                                            "de",     "stack",      "guard",      "thread-stack",
+                                            "canary", "wl-mutator", "wl-handler", 0};
 static int fault_kind = FAULT_NONE;
 OPTION_ENUM(fault_kind, "fault", fault_choices, "commit a deliberate fault after boot");
 
@@ -53,6 +56,15 @@ static void recurse_in_thread(void *arg)
 {
     (void)arg;
     recurse_deeply(0, 1);
+}
+
+/* What an overflow that jumped the red zone in one frame would leave: the
+ * canary overwritten. The switch away must notice. */
+static void smash_canary_and_yield(void *arg)
+{
+    (void)arg;
+    *thread_current()->stack_bottom = 0;
+    thread_yield();
 }
 
 static void announce(void)
@@ -97,7 +109,9 @@ static void commit(void)
         recurse_deeply(0, fault_kind == FAULT_STACK);
         break;
     case FAULT_THREAD_STACK:
-        t = thread_create("thread recursing", recurse_in_thread, 0);
+    case FAULT_CANARY:
+        t = fault_kind == FAULT_CANARY ? thread_create("thread smashing", smash_canary_and_yield, 0)
+                                       : thread_create("thread recursing", recurse_in_thread, 0);
         if (t)
             thread_join(t);
         break;

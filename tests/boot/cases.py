@@ -290,7 +290,8 @@ CASES += [
 # time-out or 101). Under Xen a fault the kernel cannot take kills the
 # domain: then Xen's register dump is the dump and tools/run the verdict.
 FAULT_POINTS = [("pf", ""), ("ud", ""), ("gp", ""), ("de", ""), ("stack", ""),
-                ("wl-mutator", "wl=on"), ("wl-handler", "wl=on"), ("thread-stack", "")]
+                ("wl-mutator", "wl=on"), ("wl-handler", "wl=on"), ("thread-stack", ""),
+                ("canary", "")]
 DUMP = r"^(trap: #[A-Z]{2}\b|panic: stack overflow in \S)"
 XEN_CRASH_DUMP = r"^\(XEN\) Domain \d+ \(vcpu#\d+\) crashed on cpu#\d+:$"
 DOORS = [("pvh", [], NATIVE_TIMEOUT, "native/pvh", DUMP),
