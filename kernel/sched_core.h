@@ -19,6 +19,13 @@ extern struct spinlock sched_lock;
 #define STACK_CANARY 0x5ac4ca4a12f00d15ULL
 #define STACK_RED_ZONE 2048
 
+/* The stack whose lowest word is at bottom has lost its canary or its
+ * pointer sp is in the red zone. */
+static inline bool stack_in_danger(uint64_t bottom, uint64_t sp)
+{
+    return *(const uint64_t *)bottom != STACK_CANARY || sp - bottom < STACK_RED_ZONE;
+}
+
 /* Panics: the stack [bottom, ...) of `name` is overwritten or nearly full. */
 __attribute__((noreturn)) void stack_overflow(const char *name, uint64_t bottom, uint64_t sp);
 
@@ -26,7 +33,7 @@ __attribute__((noreturn)) void stack_overflow(const char *name, uint64_t bottom,
  * is sp: a few instructions, as it runs on every switch. */
 static inline void stack_check_thread(const struct thread *t, uint64_t sp)
 {
-    if (*t->stack_bottom != STACK_CANARY || sp - (uint64_t)t->stack_bottom < STACK_RED_ZONE)
+    if (stack_in_danger((uint64_t)t->stack_bottom, sp))
         stack_overflow(t->name, (uint64_t)t->stack_bottom, sp);
 }
 

@@ -134,17 +134,11 @@ void stack_overflow(const char *name, uint64_t bottom, uint64_t sp)
           sp, bottom - GUARD_SIZE);
 }
 
-static void check_stack(uint64_t sp, uint64_t bottom, const char *name)
-{
-    if (*(const volatile uint64_t *)bottom != STACK_CANARY || sp - bottom < STACK_RED_ZONE)
-        stack_overflow(name, bottom, sp);
-}
-
 void stack_check(void)
 {
     uint64_t sp = (uint64_t)__builtin_frame_address(0), bottom;
     const char *name;
 
-    if (canaries_set && stack_of(sp, &bottom, &name))
-        check_stack(sp, bottom, name);
+    if (canaries_set && stack_of(sp, &bottom, &name) && stack_in_danger(bottom, sp))
+        stack_overflow(name, bottom, sp);
 }

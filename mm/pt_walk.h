@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/exit.h"
 #include "mm/pgtable.h"
 #include "pv/mmu.h"
 
@@ -69,6 +70,19 @@ static inline pte_t *pt_walk(uint64_t root, uint64_t va, int level, uint64_t all
     *w = (struct pt_walk){
         .level = l, .writable = pte_writable(all), .executable = pte_executable(any)};
     return entryp;
+}
+
+/* The level-1 entry for va under root, made on the way as alloc_below
+ * says; NULL when a table is missing (or no frame was left). Panics if a
+ * large page maps va, where 4 KiB pages are expected. */
+static inline pte_t *pt_l1_entry(uint64_t root, uint64_t va, uint64_t alloc_below)
+{
+    struct pt_walk w;
+    pte_t *e = pt_walk(root, va, 1, alloc_below, &w);
+
+    if (e && w.level != 1 && pte_present(*e))
+        panic("mm: a large page maps 0x%lx, where 4 KiB pages are expected", va);
+    return e && w.level == 1 ? e : NULL;
 }
 
 /* The bytes one entry of a level-`level` table maps. */

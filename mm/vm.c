@@ -48,12 +48,7 @@ static void flush_tlb_range(uint64_t start, uint64_t end)
 
 pte_t *vm_pt_entry(uint64_t va, bool create)
 {
-    struct pt_walk w;
-    pte_t *e = pt_walk(read_cr3(), va, 1, create ? PT_ALLOC_ANY : PT_NO_ALLOC, &w);
-
-    if (e && w.level != 1 && pte_present(*e))
-        panic("mm: a large page maps 0x%lx, inside the memory window", va);
-    return e && w.level == 1 ? e : NULL;
+    return pt_l1_entry(read_cr3(), va, create ? PT_ALLOC_ANY : PT_NO_ALLOC);
 }
 
 /* The pseudo-physical address of the frame an entry maps. */

@@ -31,17 +31,6 @@ static uint64_t mapped_end;
 /* The top-level table's machine address. */
 static uint64_t root;
 
-/* The level-1 entry for va; NULL when a table above it is missing. */
-static pte_t *l1_entry(uint64_t va, uint64_t alloc_below)
-{
-    struct pt_walk w;
-    pte_t *e = pt_walk(root, va, 1, alloc_below, &w);
-
-    if (e && w.level != 1 && pte_present(*e))
-        panic("xen: a large page maps %lx; PV guests have none", va);
-    return e && w.level == 1 ? e : NULL;
-}
-
 /* Page 0 stays unmapped so a null pointer faults; guard pages likewise. */
 static bool ram_page_mapped(uint64_t page, uint64_t ram_end)
 {
@@ -57,7 +46,7 @@ static void map_ram_chunk(uint64_t va, uint64_t ram_end)
         pte_t *e;
         if (!ram_page_mapped(page, ram_end))
             continue;
-        e = l1_entry(page, mapped_end);
+        e = pt_l1_entry(root, page, mapped_end);
         if (!e)
             panic("xen: out of mapped memory for page tables");
         if (!pte_present(*e))
@@ -98,7 +87,7 @@ static uint64_t protect_bootstrap_region(void)
 
     xen_enter_lazy_mmu();
     for (va = 0;; va += PAGE_SIZE) {
-        pte_t *e = l1_entry(va, PT_NO_ALLOC);
+        pte_t *e = pt_l1_entry(root, va, PT_NO_ALLOC);
         pte_t old = e ? *e : 0;
         if (!pte_present(old) && va >= (uint64_t)__kernel_end)
             break;
@@ -130,7 +119,7 @@ OPTION_BOOL(refused_update_test, "xen.refused_update",
 
 static void request_refused_update(void)
 {
-    pte_t *ptep = l1_entry((uint64_t)boot_stack_guard, PT_NO_ALLOC);
+    pte_t *ptep = pt_l1_entry(root, (uint64_t)boot_stack_guard, PT_NO_ALLOC);
 
     kprintf("xen: asking Xen to map the top page table writable at %p\n", boot_stack_guard);
     set_pte(ptep, root | PTE_P | PTE_W | PTE_NX);

@@ -11,7 +11,6 @@
 #include "xen/hypercall.h"
 #include "xen/start_info.h"
 
-#define START_INFO_MAGIC "xen-3.0-x86_64"
 #define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
 
 /* map_shared_info() replaces this page's frame with Xen's shared_info. */
@@ -35,8 +34,8 @@ void xen_guest_init(void)
 {
     const start_info_t *si = xen_start_info;
 
-    if (strncmp(si->magic, START_INFO_MAGIC, strlen(START_INFO_MAGIC)) != 0)
-        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, START_INFO_MAGIC);
+    if (strncmp(si->magic, XEN_START_INFO_MAGIC, strlen(XEN_START_INFO_MAGIC)) != 0)
+        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, XEN_START_INFO_MAGIC);
     map_shared_info(si->shared_info);
 }
 

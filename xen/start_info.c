@@ -4,8 +4,6 @@
 #include "mm/pgtable.h"
 #include "xen/xen_public.h"
 
-#define START_INFO_MAGIC "xen-3.0-x86_64"
-
 /* Reads one field whatever the page's alignment. */
 #define LOAD_FIELD(page_, field_, out_)                                                            \
     do {                                                                                           \
@@ -66,7 +64,8 @@ const char *xen_start_info_parse(const uint8_t *page, size_t len, uint64_t page_
 
     if (len < sizeof(start_info_t))
         return "start_info shorter than its structure";
-    if (memcmp(page + offsetof(start_info_t, magic), START_INFO_MAGIC, strlen(START_INFO_MAGIC)))
+    if (memcmp(page + offsetof(start_info_t, magic), XEN_START_INFO_MAGIC,
+               strlen(XEN_START_INFO_MAGIC)))
         return "bad start_info magic";
     LOAD_FIELD(page, nr_pages, nr_pages);
     if (nr_pages == 0 || nr_pages > UINT64_MAX / PAGE_SIZE)

@@ -9,6 +9,9 @@
 
 #include "kernel/boot_info.h"
 
+/* What start_info.magic begins with for a 64-bit PV guest. */
+#define XEN_START_INFO_MAGIC "xen-3.0-x86_64"
+
 /* page holds len readable bytes of start_info, which the guest sees at
  * page_addr. kernel_end is the end of the image and xen_stack_top the rsp
  * Xen started us with. Adds all of the domain's RAM to bi, reserves what
