@@ -37,8 +37,8 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen tour check test unit-test boot-test pv-test xen-test tools-test \
-	bench bench-test setup clean format
+.PHONY: all image iso run run-xen run-domu tour check test unit-test boot-test pv-test xen-test tools-test \
+	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
 iso: $(ISO)
@@ -90,8 +90,12 @@ run: $(IMAGE)
 run-xen: $(IMAGE)
 	tools/run --xen
 
+run-domu: $(IMAGE)
+	tools/run --domu
+
 include tests/unit/unit.mk
 include tools/tools.mk
+include tools/explore.mk
 include tests/fuzz/fuzz.mk
 
 boot-test: $(IMAGE) $(ISO)
@@ -108,8 +112,13 @@ pv-test: $(IMAGE)
 tour:
 	tools/tour
 
+# Xen's readnotes on the image; the domU door's package cache (a damaged
+# or missing .deb is caught and fetched again) and a domU that crashes
+# before it can leave a verdict.
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)
+	tests/domu/test_fetch_domu.sh
+	tests/domu/test_domu_crash.sh $(IMAGE)
 
 # Every benchmark the image registers, in every configuration
 # (tools/bench_configs.py), both builds: build/bench/results.json and
@@ -132,6 +141,7 @@ test: $(SETUP)
 	$(MAKE) xen-test
 	$(MAKE) boot-test
 	$(MAKE) bench-test
+	$(MAKE) explore-test
 	$(MAKE) fuzz-test
 
 C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c)

@@ -9,9 +9,10 @@
  *
  * The runner (bench/runner.c) calls measure(n) once to warm up, then
  * bench.reps times, and prints one line per benchmark:
- *   bench: name=NAME config=CONFIG iters=N reps=R cycles_min=X.XX cycles_median=X.XX
- * The figures are TSC ticks per op, with the empty loop's cost per
- * iteration taken off when subtract_loop is set (bench/loop.h). */
+ *   bench: name=NAME config=CONFIG iters=N reps=R min=X.XX median=X.XX unit=U
+ * The figures are TSC ticks per op, in the unit U (tsc_unit(): instructions
+ * under icount), with the empty loop's cost per iteration taken off when
+ * subtract_loop is set (bench/loop.h). */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 

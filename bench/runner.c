@@ -15,6 +15,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "pv/ops.h"
 
 #define BENCH_MAX 64
@@ -37,17 +38,19 @@ static uint64_t iters_for(uint64_t own)
 /* Tour 180: Measuring it.
  * Every benchmark warms up, repeats, and prints one line: its name, the
  * configuration it ran in, and the minimum and median TSC ticks per op with
- * the empty loop's cost taken off. Under `--icount` a tick is one guest
- * instruction, hypervisor included, so the figures repeat exactly; without
- * it they are emulator time, not hardware cycles. `make bench` boots each
+ * the empty loop's cost taken off, and the unit. Under `--icount` a tick is
+ * one guest instruction, hypervisor included, so the figures repeat exactly
+ * and the line says `unit=instructions`; without it they are emulator time
+ * (`unit=tsc_ticks`), never hardware cycles. `make bench` boots each
  * configuration (no paravirt, unpatched, patched, native and Xen, each
  * xen.mmu mode) and tools/bench_report.py lays the lines out as the 2006 and
  * 2008 tables; docs/benchmarks.md says how to read them. */
 static void print_result(const char *name, const char *config, uint64_t n, struct bench_summary s)
 {
-    kprintf("bench: name=%s config=%s iters=%lu reps=%lu cycles_min=%lu.%02lu "
-            "cycles_median=%lu.%02lu\n",
-            name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100);
+    kprintf("bench: name=%s config=%s iters=%lu reps=%lu min=%lu.%02lu median=%lu.%02lu "
+            "unit=%s\n",
+            name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100,
+            tsc_unit());
 }
 
 /* The empty loop's cost per iteration, in hundredths of a tick. */

@@ -15,9 +15,11 @@ extern xen_start
 section .text
 ; Tour 30: The Xen door.
 ; Xen has already built page tables and entered long mode for us, and runs
-; this kernel in ring 3: privileged instructions would fault. There is no
-; cli here because the guest starts with events masked in its vcpu_info,
-; which is Xen's virtual interrupt flag. `xen_start` installs Xen's tables.
+; this kernel in ring 3, where privileged instructions fault. There is no
+; cli here (it would fault too): the guest starts with events masked, the
+; byte evtchn_upcall_mask of its vcpu_info (its page of state shared with
+; Xen) set to 1. That byte is a PV guest's interrupt flag. `xen_start`
+; installs Xen's ops tables.
 global xen_pv_entry
 xen_pv_entry:
     cld

@@ -1,7 +1,8 @@
-/* fault=pf|ud|gp|de|stack|guard|thread-stack|canary|wl-mutator|wl-handler:
+/* fault=pf|ud|gp|de|stack|guard|thread-stack|canary|wl-mutator|wl-handler|cli:
  * deliberate faults, so the tests can check that each one prints a dump
  * and ends the run with one verdict line and a failure status, on every
- * door. */
+ * door. fault=cli runs an unpatched cli: legal in ring 0, a #GP in a Xen
+ * PV kernel, which runs in ring 3. */
 #include "kernel/fault_inject.h"
 
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "kernel/exit.h"
 #include "kernel/sched.h"
 #include "kernel/thread.h"
+#include "arch/x86/cpu.h"
 
 enum fault_kind {
     FAULT_NONE,
@@ -24,12 +26,13 @@ enum fault_kind {
     FAULT_CANARY,
     FAULT_WL_MUTATOR,
     FAULT_WL_HANDLER,
+    FAULT_CLI,
 };
 
 /* In enum fault_kind's order. */
-static const char *const fault_choices[] = {"none",   "pf",         "ud",         "gp",
-                                            "de",     "stack",      "guard",      "thread-stack",
-                                            "canary", "wl-mutator", "wl-handler", 0};
+static const char *const fault_choices[] = {
+    "none",         "pf",     "ud",         "gp",         "de",  "stack", "guard",
+    "thread-stack", "canary", "wl-mutator", "wl-handler", "cli", 0};
 static int fault_kind = FAULT_NONE;
 OPTION_ENUM(fault_kind, "fault", fault_choices, "commit a deliberate fault after boot");
 
@@ -114,6 +117,10 @@ static void commit(void)
                                        : thread_create("thread recursing", recurse_in_thread, 0);
         if (t)
             thread_join(t);
+        break;
+    case FAULT_CLI:
+        raw_cli();
+        kprintf("fault: cli ran in ring %u without a trap\n", current_ring());
         break;
     }
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/exit.h"
 #include "pv/ops.h"
 #include "pv/static_call.h"
@@ -18,6 +19,15 @@ DEFINE_STATIC_CALL(timer_callback, timer_callback_none);
 DECLARE_STATIC_CALL(timer_callback, timer_callback_none);
 static volatile uint64_t armed_deadline;
 static volatile bool armed;
+
+static bool tsc_counts_instructions;
+OPTION_BOOL(tsc_counts_instructions, "tsc.icount",
+            "the TSC counts instructions (QEMU -icount): say so in output");
+
+const char *tsc_unit(void)
+{
+    return tsc_counts_instructions ? "instructions" : "tsc_ticks";
+}
 
 /* A platform without time ops would otherwise jump to address 0. */
 static void require_time_ops(void)

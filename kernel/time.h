@@ -12,6 +12,11 @@
 /* Nanoseconds since the platform's clock started; never goes backwards. */
 uint64_t time_now_ns(void);
 
+/* What a TSC tick is in this run, for output lines: "instructions" when
+ * the emulator's TSC counts them (tsc.icount, which tools/run --icount
+ * sets), "tsc_ticks" otherwise. Nothing inside can tell the two apart. */
+const char *tsc_unit(void);
+
 /* Runs the timer callback once, at or after deadline_ns (time_now_ns()
  * terms); a deadline already past fires promptly. Replaces any earlier
  * deadline. Call with interrupts disabled or from the callback. */

@@ -18,6 +18,7 @@
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "mm/mm_stats.h"
 #include "mm/vm.h"
 
@@ -218,9 +219,9 @@ static void print_summary(uint64_t faults, uint64_t total, const struct phase_ti
     kprintf("wl: %lu cycles x %lu pages, %lu mutators, seed %lu: %lu faults, checksums ok "
             "(0x%016lx)\n",
             wl_cycles, wl_pages, wl_threads, wl_seed, faults, total);
-    kprintf("wl: tsc ticks per cycle %lu: mutators %lu, collector %lu, re-protect %lu "
+    kprintf("wl: %s per cycle %lu: mutators %lu, collector %lu, re-protect %lu "
             "(%lu.%02lu per pte)\n",
-            (t->mutate + t->check + t->reprotect) / wl_cycles, t->mutate / wl_cycles,
+            tsc_unit(), (t->mutate + t->check + t->reprotect) / wl_cycles, t->mutate / wl_cycles,
             t->check / wl_cycles, t->reprotect / wl_cycles, per_pte / 100, per_pte % 100);
     mm_stats_format(line, sizeof(line), s);
     kprintf("%s\n", line);

@@ -140,7 +140,7 @@ def index(data):
     idx = {}
     for run in data["configs"]:
         for r in run["results"]:
-            if "cycles_min" in r:
+            if "min" in r:
                 idx.setdefault(r["config"], {})[r["name"]] = r
     return idx
 
@@ -155,7 +155,7 @@ def names_in(cat, group):
 
 def value(idx, column, tags, name):
     r = idx.get(column + ("+" + tags if tags else ""), {}).get(name)
-    return r["cycles_min"] if r else None
+    return r["min"] if r else None
 
 
 def fmt(v):
@@ -321,7 +321,9 @@ def group_sections(idx, cat):
         names = [b["name"] for b in benches]
         rows = calls_table(idx, cat) if group["name"] == "calls" else table(idx, names)
         if group["name"] == "pte":
-            rows += ["", "Against Xen's pte modes (`xen.mmu=`), each as a ratio to normal:",
+            rows += ["", "Against Xen's pte modes (`xen.mmu=`), each as a ratio to normal. "
+                     "The `mprotect_512` row is the figure to quote for how much slower "
+                     "mprotect is under Xen (docs/benchmarks.md, \"The figures to quote\"):",
                      ""] + pte_table(idx, cat)
         out += ["", "## " + group["title"], "", "One op:", ""]
         out += ["- `%s`: %s%s" % (b["name"], b["description"],

@@ -21,7 +21,8 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 	@mkdir -p $(dir $@)
 	$(PVEMIT_CC) $(PVEMIT_CFLAGS) $(PVEMIT_SRCS) -o $@
 
-# The tools' own tests, then the checks that the tour, the recorded site
+# The tools' own tests (test_doclinks also checks every page's links and
+# glossary first uses), then the checks that the tour, the recorded site
 # expectation and the generated blocks of README.md and docs/ still match
 # the tree. gen-docs boots QEMU and Xen under icount and runs a subset of the
 # benchmarks (under 2 minutes on 2 idle CPUs; its docstring says why a subset);
@@ -33,6 +34,7 @@ tools-test: $(IMAGE)
 	tests/tools/test_ksyms.sh
 	tests/tools/test_build.sh
 	python3 tests/tools/test_layout.py
+	python3 tests/tools/test_doclinks.py
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	$(MAKE) PARAVIRT=n image

@@ -28,11 +28,6 @@ extern union xen_shared_info_page xen_shared_info_page;
 #define xen_shared_info (xen_shared_info_page.info)
 #define xen_vcpu (&xen_shared_info.vcpu_info[0])
 
-static inline bool xen_is_initial_domain(void)
-{
-    return xen_start_info->flags & SIF_INITDOMAIN;
-}
-
 /* Pseudo-physical frame -> machine frame: the table Xen built for us
  * (start_info->mfn_list). */
 static inline uint64_t pfn_to_mfn(uint64_t pfn)
@@ -60,11 +55,28 @@ static inline uint64_t virt_to_maddr(const void *va)
 __attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
 
 /* Bring-up, in the order xen_install() (xen/install.c) runs it. */
-void xen_console_init(void); /* machine.c: dom0's console_io or a domU's ring */
+void xen_console_init(void); /* machine.c: dom0 or domU, decided once: console and exit */
 void xen_guest_init(void);   /* start.c: start_info's magic checked, shared_info mapped */
 void xen_traps_init(void);   /* traps.c: the virtual IDT */
 void xen_events_init(void);  /* events.c: upcall and failsafe callbacks, every port masked */
 void xen_install(void);      /* install.c: all of the above, then every ops table */
+
+/* machine.c: prints the role the domain runs in ("xen: running as domU 1"),
+ * once traps work: a domU asks xenstore for its domain id. */
+void xen_announce_role(void);
+
+/* machine.c: a bounded wait for events on one port, for code that polls a
+ * shared ring. Works with events masked and from a trap context. The
+ * caller checks its ring, then calls xen_wait_event(), which sleeps until
+ * the port fires or 10 ms pass, clears the port's pending bit and returns
+ * false once the time is up. */
+struct xen_wait {
+    evtchn_port_t port;
+    uint64_t deadline_ns;
+    uint64_t polls_left; /* a second bound, should the clock stand still */
+};
+void xen_wait_start(struct xen_wait *w, evtchn_port_t port, uint64_t timeout_ns);
+bool xen_wait_event(struct xen_wait *w);
 
 /* mmu.c: the multicall buffer and CR3's value, before the table is used;
  * and, once xen.mmu= is read, what the chosen mode needs from Xen. */

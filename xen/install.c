@@ -29,8 +29,9 @@ void xen_setup(void)
  * `PV_THUNKS` makes below. */
 void xen_install(void)
 {
-    /* Machine: Xen's console, an exit through QEMU's isa-debug-exit; a
-     * panic can be reported from here on. */
+    /* Machine: dom0's console_io and exit through QEMU's isa-debug-exit,
+     * or a domU's console ring and exit through xenstore and
+     * SCHEDOP_shutdown; a panic can be reported from here on. */
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
     pv_info = (struct pv_info){.name = "xen", .caps = PV_CAP_XEN_PV};

@@ -1,17 +1,64 @@
-/* The machine as a Xen PV guest sees it. The console: dom0 writes with
- * HYPERVISOR_console_io, which Xen prints on its own serial console; any
- * other domain gets a console ring page and an event channel in
- * start_info (xen/console_ring.c). The exit: QEMU's isa-debug-exit port,
- * with SCHEDOP_shutdown behind it. */
+/* The machine as a Xen PV guest sees it, which depends on the domain's
+ * role, decided once here from start_info's SIF_INITDOMAIN. dom0 writes
+ * its console with HYPERVISOR_console_io, which Xen prints on its serial
+ * console, and ends the run through QEMU's isa-debug-exit port. A domU
+ * writes into the console ring page start_info names (xen/console_ring.c)
+ * and ends by leaving its status in xenstore for the toolstack, then
+ * SCHEDOP_shutdown. */
 #include "arch/x86/cpu.h"
-#include "xen/console_ring.h"
-#include "xen/hypercall.h"
+#include "kernel/console.h"
+#include "kernel/printf.h"
 #include "xen/backend.h"
+#include "xen/console_ring.h"
+#include "xen/events.h"
+#include "xen/hypercall.h"
+#include "xen/xenstore.h"
 
 #define DEBUG_EXIT_PORT 0xf4 /* QEMU -device isa-debug-exit,iobase=0xf4 */
+/* CONTRACT with the dom0 side (tools/run --domu), which reads this node,
+ * under /local/domain/<domid>/, after the domain stops: the exit status
+ * in decimal. The toolstack lets a domU write its data/ directory. */
+#define STATUS_NODE "data/patchbay-status"
+#define CONSOLE_DRAIN_TIMEOUT_NS 5000000000ull
+#define WAIT_SLICE_NS 10000000ull /* 10 ms: notices progress nobody signalled */
+#define WAIT_POLLS_PER_SLICE 100  /* wake-ups allowed per slice, should the clock stand still */
 
+/* What differs between dom0 and a domU; the rest of the backend is the same. */
+struct xen_role {
+    void (*console_write)(const char *s, size_t len);
+    void (*announce)(void);
+    __attribute__((noreturn)) void (*exit)(int status);
+};
+
+static const struct xen_role *role;
 static struct xencons_interface *console_ring;
 static evtchn_port_t console_port;
+
+/* Two budgets: a deadline in Xen system time, and a number of polls, as
+ * the clock reads 0 until shared_info is mapped. */
+void xen_wait_start(struct xen_wait *w, evtchn_port_t port, uint64_t timeout_ns)
+{
+    w->port = port;
+    w->deadline_ns = xen_now_ns() + timeout_ns;
+    w->polls_left = timeout_ns / WAIT_SLICE_NS * WAIT_POLLS_PER_SLICE;
+}
+
+/* Xen ABI: SCHEDOP_poll returns once a listed port is pending, masked or
+ * not, or at the timeout, which is absolute system time (0 means none). */
+bool xen_wait_event(struct xen_wait *w)
+{
+    uint64_t now = xen_now_ns();
+    struct sched_poll poll = {.nr_ports = 1};
+
+    if (now >= w->deadline_ns || w->polls_left == 0)
+        return false;
+    w->polls_left--;
+    poll.timeout = w->deadline_ns - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : w->deadline_ns;
+    set_xen_guest_handle(poll.ports, &w->port);
+    HYPERVISOR_sched_op(SCHEDOP_poll, &poll);
+    xen_evtchn_clear(w->port); /* the caller looks at the ring after this */
+    return true;
+}
 
 static void console_io_write(const char *s, size_t len)
 {
@@ -24,6 +71,7 @@ static void console_io_write(const char *s, size_t len)
     }
 }
 
+/* The daemon reads the ring when the console's port fires. */
 static void console_ring_notify(void)
 {
     struct evtchn_send send = {.port = console_port};
@@ -45,39 +93,138 @@ static void console_ring_write(const char *s, size_t len)
     }
 }
 
-void xen_console_write(const char *s, size_t len)
+/* The verdict is the last thing written: it must reach the daemon before
+ * the domain goes, so wait (bounded) until the ring is empty. */
+static void console_ring_drain(void)
 {
-    if (console_ring)
-        console_ring_write(s, len);
-    else
-        console_io_write(s, len);
+    struct xen_wait w;
+
+    xen_wait_start(&w, console_port, CONSOLE_DRAIN_TIMEOUT_NS);
+    do {
+        console_ring_notify();
+    } while (xencons_ring_space(console_ring) < sizeof(console_ring->out) && xen_wait_event(&w));
 }
 
-/* The domain builder maps a domU's console page in the bootstrap region,
- * at the virtual address of its pseudo-physical frame. */
-void xen_console_init(void)
+static void dom0_announce(void)
 {
-    if (xen_is_initial_domain())
-        return;
-    console_ring = (void *)(mfn_to_pfn(xen_start_info->console.domU.mfn) << 12);
-    console_port = xen_start_info->console.domU.evtchn;
+    kprintf("xen: running as dom0\n");
+}
+
+/* The domain id lives in xenstore only; relative "domid" is our own node. */
+static void domu_announce(void)
+{
+    char domid[16];
+    const char *err = xenstore_init();
+
+    if (!err)
+        err = xenstore_read("domid", domid, sizeof(domid));
+    if (err)
+        kprintf("xen: running as domU, domain id unknown: xenstore: %s\n", err);
+    else
+        kprintf("xen: running as domU %s\n", domid);
 }
 
 /* Dom0 may reach I/O ports once it raises its virtual IOPL; Xen then
  * emulates the `out` and QEMU exits at once with (status << 1) | 1.
- * SCHEDOP_shutdown would work too but makes Xen wait 5 s before it resets,
- * so it is only the fallback (and a domU's only way out). */
-void xen_exit(int status)
+ * SCHEDOP_shutdown would make Xen wait 5 s before it resets, so it is
+ * only the fallback. */
+__attribute__((noreturn)) static void dom0_exit(int status)
+{
+    struct sched_shutdown shutdown = {
+        .reason = status == 0 ? SHUTDOWN_poweroff : SHUTDOWN_crash,
+    };
+    struct physdev_set_iopl iopl = {.iopl = 1};
+
+    if (HYPERVISOR_physdev_op(PHYSDEVOP_set_iopl, &iopl) == 0)
+        outb(DEBUG_EXIT_PORT, (uint8_t)status);
+    for (;;)
+        HYPERVISOR_sched_op(SCHEDOP_shutdown, &shutdown);
+}
+
+/* The byte the isa-debug-exit port would carry, in decimal. */
+static void write_status(unsigned status)
+{
+    char value[4];
+    const char *err;
+
+    ksnprintf(value, sizeof(value), "%u", status);
+    err = xenstore_write(STATUS_NODE, value);
+    if (err)
+        kprintf("xen: exit status %s not written to xenstore %s: %s\n", value, STATUS_NODE, err);
+}
+
+/* A failure on the way out (a trap while draining) must replace a 0
+ * already written, yet exits may nest: so the node is written only when
+ * the status changes, never from inside its own write, and a failed
+ * write is not retried. */
+static void report_status(int status)
+{
+    static int written = -1;
+    static bool writing;
+
+    if (writing || (uint8_t)status == written)
+        return;
+    writing = true;
+    write_status((uint8_t)status);
+    written = (uint8_t)status;
+    writing = false;
+}
+
+/* Events are masked first so no other thread runs while we wait on the
+ * daemons. Reason: poweroff for a clean run, crash otherwise, so `xl`
+ * shows a failure even to someone who does not read the status node. */
+__attribute__((noreturn)) static void domu_exit(int status)
 {
     struct sched_shutdown shutdown = {
         .reason = status == 0 ? SHUTDOWN_poweroff : SHUTDOWN_crash,
     };
 
-    if (xen_is_initial_domain()) {
-        struct physdev_set_iopl iopl = {.iopl = 1};
-        if (HYPERVISOR_physdev_op(PHYSDEVOP_set_iopl, &iopl) == 0)
-            outb(DEBUG_EXIT_PORT, (uint8_t)status);
-    }
+    xen_irq_disable();
+    report_status(status);
+    console_ring_drain();
     for (;;)
         HYPERVISOR_sched_op(SCHEDOP_shutdown, &shutdown);
+}
+
+static const struct xen_role dom0 = {
+    .console_write = console_io_write,
+    .announce = dom0_announce,
+    .exit = dom0_exit,
+};
+
+static const struct xen_role domu = {
+    .console_write = console_ring_write,
+    .announce = domu_announce,
+    .exit = domu_exit,
+};
+
+/* The one place the backend tells dom0 from a domU. Only dom0 may raise
+ * its I/O privilege and reach QEMU's ports; Xen refuses console_io to a
+ * domU unless built with VERBOSE_DEBUG, and gives it a console ring page. */
+void xen_console_init(void)
+{
+    if (xen_start_info->flags & SIF_INITDOMAIN) {
+        role = &dom0;
+        return;
+    }
+    role = &domu;
+    /* Xen ABI: the domain builder maps the console page in the bootstrap
+     * region, at the virtual address of its pseudo-physical frame. */
+    console_ring = (void *)(mfn_to_pfn(xen_start_info->console.domU.mfn) << 12);
+    console_port = xen_start_info->console.domU.evtchn;
+}
+
+void xen_announce_role(void)
+{
+    role->announce();
+}
+
+void xen_console_write(const char *s, size_t len)
+{
+    role->console_write(s, len);
+}
+
+void xen_exit(int status)
+{
+    role->exit(status);
 }

@@ -2,8 +2,13 @@
 
 #define MOVB_RIP_IMM8_LEN 7 /* C6 /0 ModRM 05 (rip+disp32), disp32, imm8 */
 
-/* movb $1, upcall_mask(%rip): masks event delivery, which is all that
- * disabling interrupts means to a PV guest; no hypercall needed. */
+/* Tour 90: The same site under Xen.
+ * Under Xen the vCPU's interrupt flag is a byte in memory it shares with
+ * Xen, `evtchn_upcall_mask`, and masking events is all that disabling
+ * interrupts means to a PV guest. So `irq_disable` becomes one store,
+ * `movb $1, mask(%rip)`: `c6 05 disp32 01`, exactly the seven bytes the
+ * site was padded to, and no hypercall. `xen_replacement` below gives
+ * every other op a direct call to its thunk: no indirect call is left. */
 static bool emit_mask_events(uint64_t site_addr, uint64_t mask_addr, struct pv_replacement *out)
 {
     /* rip-relative: disp32 counts from the end of the instruction. */
@@ -20,12 +25,7 @@ static bool emit_mask_events(uint64_t site_addr, uint64_t mask_addr, struct pv_r
     out->kind = PV_REPL_INLINE;
     return true;
 }
-
-/* Tour 90: The same site under Xen.
- * Under Xen the vCPU's interrupt flag is a byte in shared memory, so
- * `irq_disable` becomes one store, `movb $1, evtchn_upcall_mask(%rip)`:
- * `c6 05 disp32 01`, exactly the seven bytes the site was padded to. Every
- * other op becomes a direct call to its thunk: no indirect call is left. */
+/* The site backend's one question: what goes at this site? */
 static void xen_replacement(const struct pv_backend *be, enum pv_op op, uint64_t site_addr,
                             struct pv_replacement *out)
 {

@@ -66,5 +66,6 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     if (err)
         panic("xen: start_info at %p: %s", si, err);
     print_xen_banner(si);
+    xen_announce_role(); /* dom0, or a domU and its id */
     kernel_main();
 }

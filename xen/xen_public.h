@@ -21,5 +21,6 @@
 #include <xen/sched.h>
 #include <xen/vcpu.h>
 #include <xen/version.h>
+#include <xen/io/xs_wire.h>
 
 #endif

@@ -69,6 +69,20 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* The privilege level the CPU runs this code at: CS's low two bits. */
+static inline unsigned current_ring(void)
+{
+    uint16_t cs;
+    __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+    return cs & 3;
+}
+
+/* A bare cli, not a call site: what an unmodified kernel would run. */
+static inline void raw_cli(void)
+{
+    __asm__ volatile("cli" ::: "memory");
+}
+
 static inline void invlpg(uint64_t va)
 {
     __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");

@@ -80,7 +80,7 @@ figures() {
 import json, sys
 for run in json.load(open(sys.argv[1]))["configs"]:
     for r in run["results"]:
-        print(r["config"], r["name"], r.get("cycles_min"), r.get("cycles_median"))
+        print(r["config"], r["name"], r.get("min"), r.get("median"))
 ' "$1"
 }
 

@@ -107,6 +107,11 @@ CASES = [
     fault("gp", "#GP"),
     fault("de", "#DE"),
     # fault=stack: see the fault matrix below.
+    # An unpatched cli is legal in ring 0: the run says so and fails.
+    dict(name="fault-cli", cmdline="fault=cli",
+         expect=[r"^fault: cli ran in ring 0 without a trap$"],
+         reject=[PASS, r"^trap: "], last_line=r"^patchbay: FAIL the deliberate fault did not trap$",
+         status="fail", timeout=NATIVE_TIMEOUT),
 
     dict(name="bad-cmdline", cmdline="bogus=1 fault=banana",
          expect=[r"^cmdline: unknown option 'bogus' \(known: ",
@@ -135,6 +140,8 @@ CASES = [
     xen_fault("pf", "#PF", extra=[r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
     xen_fault("ud", "#UD"),
     xen_fault("gp", "#GP"),
+    # A PV kernel runs in ring 3, where cli is privileged.
+    xen_fault("cli", "#GP", extra=[r"^  #0  [0-9a-f]{16} fault_inject_run\+0x"]),
     dict(name="xen-bad-cmdline", args=["--xen"], cmdline="bogus=3 fault=banana",
          expect=[r"^patchbay: booting via xen-pv$",
                  r"^cmdline: \"bogus=3 fault=banana\"$",
@@ -194,7 +201,7 @@ CASES += [
     dict(name="bench-bad-name", cmdline="bench=bogus,save_fl,xen_hypercall " + BENCH_QUICK,
          expect=[r"^bench: unknown benchmark 'bogus' \(known: all, irq, .*\bsave_fl\b.*\)$",
                  r"^bench: name=save_fl config=native-patched iters=10 reps=3 "
-                 r"cycles_min=\d+\.\d\d cycles_median=\d+\.\d\d$",
+                 r"min=\d+\.\d\d median=\d+\.\d\d unit=tsc_ticks$",
                  r"^bench: name=xen_hypercall config=native-patched skipped=\"runs on xen only\"$"],
          reject=CLEAN + [r"^bench: name=\S+ .*failed="], last_line=PASS, status=0),
 ]
@@ -420,4 +427,35 @@ CASES += [
          expect=[r"^  #\d+ +[0-9a-f]{16} kernel_main\+0x", r"^  #\d+ +[0-9a-f]{16} xen_start\+0x"],
          reject=[PASS, r"\.cold\+"], last_line=r"^patchbay: FAIL trap #DE$", status="fail",
          timeout=XEN_TIMEOUT),
+]
+
+# The same image as a PV domU (tools/run --domu): Xen, a Linux dom0 with
+# the toolstack (tools/fetch-domu), `xl create` of the image. The domU's
+# status travels through its xenstore node data/patchbay-status (a status
+# from the verdict-line fallback would say so on stderr), and only the
+# domU's console is shown, so the verdict is the last line.
+DOMU_TIMEOUT = 120
+DOMU = [r"^patchbay: booting via xen-pv$",
+        r"^xen: Xen 4\.17\b.*start_info magic \"xen-3\.0-x86_64\", \d+ pages, flags 0x0$"]
+CASES += [
+    clean_boot("domu-boot", ["--domu"], method="xen-pv", timeout=DOMU_TIMEOUT,
+               expect=DOMU[1:] + [r"^mem: 6[0-4] MiB usable in 1 ranges"]),
+    # The status is the native run's (EXIT_FAILURE), read from xenstore.
+    dict(fault("pf", "#PF", extra=DOMU + [r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
+         name="domu-fault-pf", args=["--domu"], status=1,
+         stderr=[r"^run: kernel failed with status 1$"], timeout=DOMU_TIMEOUT),
+    mm_boot("domu-mm-batch", ["--domu"], "xen.mmu=batch", "xen-pv",
+            [r"^xen: pte updates by batch: ", START_LIVE,
+             r"^mmstats: .* multicalls=[1-9]\d* .* traps_emulated=0 "],
+            batched_reprotect, DOMU_TIMEOUT),
+    # xl's extra= carries every byte, leading spaces too.
+    dict(name="domu-cmdline-verbatim", args=["--domu"], cmdline=ODD_LINE, expect=[ODD_ECHO],
+         last_line=PASS, timeout=DOMU_TIMEOUT),
+    refused("domu-cmdline-65537", ["--domu"], long_line(65537),
+            r"the kernel command line is 65537 bytes; the domU door delivers at most 65536"),
+    # An image the domain builder refuses: the toolstack's failure, named.
+    dict(name="domu-toolstack-fails", args=["--domu", "--image", "/bin/true"],
+         expect=[r"^patchbay: FAIL dom0: xl create exited with status \d+: .*no loader found"],
+         last_line=FAIL, status=103,
+         stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]

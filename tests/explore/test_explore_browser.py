@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""tests/explore/test_explore_browser.py: the explorer in headless Chromium.
+
+    python3 tests/explore/test_explore_browser.py [--site DIR] [--image PATH] [--screenshot PNG]
+
+Opens the site test_explore_html.py wrote (default build/tests/explore/site)
+from file:// URLs, every chromium run under `timeout 60`, and checks the
+DOM Chromium dumps once the page's script has run (--dump-dom):
+1. index.html: the filter script initialised (it sets data-explore="ready"
+   on <body>), and every site of the image has its row with bytes in each
+   backend cell (as linked, native, xen).
+2. index.html?op=op:OP&hide=xen (OP the first row's op): exactly the rows
+   of OP are visible, and the table hides the xen column.
+3. a benchmark page and tour.html load with their content.
+4. the checks bite: in a copy whose script throws, check 1 reports it, and
+   every row is still there and visible (no JavaScript, no filter).
+5. a screenshot of index.html (1400x2000) is saved, default
+   build/explore-screenshot.png.
+Ends with "N passed, N failed"; exits 1 if any check failed.
+"""
+
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in tests/
+sys.path.insert(0, HERE)
+import test_explore_html as static  # noqa: E402
+
+TIMEOUT = "60"
+# Headless, as root, and off the network: the pages need none, and no name
+# is looked up (the rule fails every host name).
+QUIET = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-default-apps", "--host-resolver-rules=MAP * ~NOTFOUND"]
+check = static.check
+
+
+def chromium(site, page, *flags):
+    """Runs headless Chromium on site/page (which may carry a ?query);
+    the CompletedProcess, stdout being the DOM with --dump-dom."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        raise RuntimeError("chromium is not installed (tools/setup installs it)")
+    name, _, query = page.partition("?")
+    url = pathlib.Path(site, name).as_uri() + ("?" + query if query else "")
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = ["timeout", TIMEOUT, browser] + QUIET + ["--user-data-dir=" + profile] \
+            + list(flags) + [url]
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def dom(site, page):
+    """The page's DOM after its scripts ran, parsed; raises on a failed run."""
+    p = chromium(site, page, "--dump-dom")
+    if p.returncode != 0 or "<html" not in p.stdout:
+        raise RuntimeError("chromium --dump-dom %s: exit %d: %s"
+                           % (page, p.returncode, p.stderr.strip()[-300:]))
+    return static.Page(p.stdout), p.stdout
+
+
+def attempt(name, run):
+    """check(name, run()), a failed browser run counting as a failure."""
+    try:
+        problems = run()
+    except RuntimeError as e:
+        problems = [str(e)]
+    check(name, problems)
+
+
+def index_checks(site, want):
+    """The script's ready mark and every site's row, in the browser's DOM;
+    the problems and the parsed DOM."""
+    page, _ = dom(site, "index.html")
+    problems = [] if page.body.get("data-explore") == "ready" else [
+        "<body> has no data-explore=\"ready\": the filter script did not run through"]
+    static._pages[os.path.join(site, "index.html")] = page  # row_problems reads it
+    return problems + static.row_problems(os.path.join(site, "index.html"), want), page
+
+
+def filter_checks(site):
+    """The op and backend filters, preset from the query string."""
+    first = next(iter(static.Page(open(os.path.join(site, "index.html")).read()).rows.values()))
+    op = first[0]["attrs"]["data-op"]
+    page, text = dom(site, "index.html?op=op:%s&hide=xen" % op)
+    rows = [r[0]["attrs"] for r in page.rows.values()]
+    problems = ["%s (op %s) is %s" % (a["id"], a["data-op"], "hidden" if "hidden" in a else
+                                      "shown") for a in rows
+                if ("hidden" in a) == (a["data-op"] == op)]
+    shown = sum(1 for a in rows if a["data-op"] == op)
+    if not re.search(r'id="shown">%d of %d sites shown<' % (shown, len(rows)), text):
+        problems.append("the count does not say %d of %d sites shown" % (shown, len(rows)))
+    classes = page.by_id.get("sites", ("", {}))[1].get("class") or ""
+    if "hide-xen" not in classes.split():
+        problems.append("the sites table does not hide the xen column (class %r)" % classes)
+    return problems
+
+
+def content_checks(site):
+    """A benchmark page and the tour render their content in the browser."""
+    problems = []
+    bench = sorted(n for n in os.listdir(site) if n.startswith("bench-"))
+    if not bench:
+        return ["no bench-*.html page"]
+    page, text = dom(site, bench[0])
+    if "<h1" not in text or not ("<table" in text or "make bench" in text):
+        problems.append("%s: no heading, or neither a table nor the make bench line" % bench[0])
+    tour, _ = dom(site, "tour.html")
+    passages = [i for i in tour.ids if re.fullmatch(r"tour-\d+", i)]
+    expected = [i for i in static.Page(open(os.path.join(site, "tour.html")).read()).ids
+                if re.fullmatch(r"tour-\d+", i)]
+    if not passages or passages != expected:
+        problems.append("tour.html: %d passages in the browser, %d in the file"
+                        % (len(passages), len(expected)))
+    return problems
+
+
+def broken_script_checks(site, want):
+    """A copy whose script throws at once: the ready check must fail, and
+    every row must still show (the page degrades to a plain table)."""
+    copy = site + ".nojs"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(site, copy)
+    index = os.path.join(copy, "index.html")
+    with open(index) as f:
+        text = f.read()
+    with open(index, "w") as f:
+        f.write(text.replace("(function () {", "(function () { throw new Error('planted');", 1))
+    try:
+        found, page = index_checks(copy, want)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    hidden = [sid for sid, rows in page.rows.items() if "hidden" in rows[0]["attrs"]]
+    problems = [] if any("data-explore" in p for p in found) else [
+        "the ready check did not notice the broken script"]
+    problems += ["with no script, %s is hidden" % sid for sid in hidden]
+    return problems + [p for p in found if "data-explore" not in p]
+
+
+def screenshot_checks(site, png):
+    """A screenshot to look at (and to see that glyphs render): a real PNG."""
+    os.makedirs(os.path.dirname(png), exist_ok=True)
+    if os.path.exists(png):
+        os.remove(png)
+    p = chromium(site, "index.html", "--screenshot=" + png, "--window-size=1400,2000")
+    if p.returncode != 0 or not os.path.exists(png):
+        return ["chromium --screenshot: exit %d: %s" % (p.returncode, p.stderr.strip()[-300:])]
+    with open(png, "rb") as f:
+        head = f.read(8)
+    size = os.path.getsize(png)
+    return [] if head == b"\x89PNG\r\n\x1a\n" and size > 10000 else [
+        "%s: not a PNG of a rendered page (%d bytes)" % (png, size)]
+
+
+def main():
+    """Each check in turn; a missing site is one failure, not a traceback."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--site", default=os.path.join(ROOT, "build", "tests", "explore", "site"))
+    ap.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
+    ap.add_argument("--screenshot", default=os.path.join(ROOT, "build", "explore-screenshot.png"))
+    args = ap.parse_args()
+    site = os.path.abspath(args.site)
+    if not os.path.isfile(os.path.join(site, "index.html")):
+        check("the site exists", ["no %s/index.html: run test_explore_html.py first" % site])
+    else:
+        want = static.image_sites(args.image)
+        attempt("index.html: the script ran and all %d sites have bytes per backend"
+                % len(want), lambda: index_checks(site, want)[0])
+        attempt("index.html?op=...&hide=xen: the filters apply", lambda: filter_checks(site))
+        attempt("a benchmark page and tour.html render", lambda: content_checks(site))
+        attempt("with the script broken the ready check fails and every row still shows",
+                lambda: broken_script_checks(site, want))
+        attempt("screenshot %s" % os.path.relpath(os.path.abspath(args.screenshot), ROOT),
+                lambda: screenshot_checks(site, os.path.abspath(args.screenshot)))
+    failed = static.results.count(False)
+    print("%d passed, %d failed" % (len(static.results) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

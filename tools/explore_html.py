@@ -1,0 +1,277 @@
+"""The HTML of tools/explore's site: the frame every page shares (the
+navigation and the one stylesheet), and index.html, a row per paravirt
+call site with its bytes per backend and the filter script over them.
+
+Everything here is plain HTML and a few lines of JavaScript that only
+hide rows and columns, so every page opens from the file system and
+reads whole without the script.
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from explore_sites import ROOT, read_links, shown, source_line, split_chain  # noqa: E402
+from markdown_html import esc  # noqa: E402
+
+# The bytes columns of index.html: the key (class b-KEY, &hide=KEY) and heading.
+BACKENDS = [("linked", "as linked"), ("native", "native"), ("xen", "xen")]
+
+# explore.css, the one stylesheet of every page.
+CSS = """body { font: 14px/1.4 sans-serif; margin: 0 1em 2em; color: #222; }
+nav { padding: .5em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
+code, pre, .bytes { font-family: monospace; font-size: 12px; }
+pre { background: #f6f6f6; padding: .4em .6em; overflow-x: auto; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid #ccc; padding: .2em .4em; vertical-align: top; text-align: left; }
+th { background: #eee; }
+mark { background: #ffd84d; }
+.bytes { display: block; white-space: pre; }
+pre.dis { margin: .2em 0 0; padding: .1em .3em; background: none; }
+.result { font-size: 11px; color: #555; }
+.variant + .variant { border-top: 1px dashed #ccc; margin-top: .3em; padding-top: .3em; }
+.src { font-size: 12px; color: #555; }
+#sites td { font-size: 12px; }
+#sites .src, #sites code, #sites pre { font-size: 11px; }
+#sites pre.dis { white-space: pre-wrap; }
+#sites td:nth-child(2) { max-width: 22em; }
+#shown { margin-left: 1em; color: #555; }
+tr:target { outline: 2px solid #e08a00; }
+#sites.hide-linked .b-linked, #sites.hide-native .b-native,
+#sites.hide-xen .b-xen { display: none; }
+#filters { margin: .5em 0; }
+img.chart { max-width: 100%; }
+"""
+
+
+def page(title, body, up="", groups=(), script=""):
+    """A whole page: title, the navigation, body; up leads back to OUT."""
+    nav = ['<a href="%sindex.html">Call sites</a>' % up, '<a href="%stour.html">Tour</a>' % up,
+           '<a href="%sdocs/README.html">Docs</a>' % up]
+    if groups:
+        nav.append("Benchmarks: " + ", ".join(
+            '<a href="%sbench-%s.html">%s</a>' % (up, esc(g["name"]), esc(g["name"]))
+            for g in groups))
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        "<title>patchbay: %s</title>" % esc(title),
+        '<link rel="stylesheet" href="%sexplore.css">' % up, "</head>", "<body>",
+        "<nav>%s</nav>" % " · ".join(nav), "<main>", body, "</main>", script,
+        "</body>", "</html>", ""])
+
+
+def site_id(site):
+    """The id of a site's row, so a site can be linked: site-<hexaddr>."""
+    return "site-%x" % site["addr"]
+
+
+def marked_bytes(hexbytes, linked):
+    """hexbytes with the bytes that differ from the as-linked ones in <mark>."""
+    ours, theirs = hexbytes.split(), linked.split()
+    return " ".join(b if k < len(theirs) and theirs[k] == b else "<mark>%s</mark>" % b
+                    for k, b in enumerate(ours))
+
+
+def disasm_text(lines):
+    """objdump's instruction lines, whitespace squeezed."""
+    return "\n".join(re.sub(r"\s+", " ", text) for _, _, text in lines)
+
+
+def variant_html(label, result, hexbytes, disasm, linked, note=""):
+    """One backend's bytes and instructions at a site."""
+    head = '<span class="result">%s%s</span>' % (esc(label + ": ") if label else "", esc(result))
+    if note:
+        head += ' <span class="result">(%s)</span>' % esc(note)
+    mark = linked is not None
+    return ('<div class="variant">%s<code class="bytes">%s</code><pre class="dis">%s</pre></div>'
+            % (head, marked_bytes(hexbytes, linked) if mark else esc(hexbytes),
+               esc(disasm_text(disasm))))
+
+
+def backend_variants(site):
+    """{column: [(label, entry)]}: the native column may hold both restore_fl forms."""
+    columns = {"native": [], "xen": []}
+    for label, entry in site["backends"].items():
+        column = label.split(" ")[0]
+        variant = label[len(column):].strip(" ()")
+        columns.setdefault(column, []).append((variant, entry))
+    return columns
+
+
+def backend_cells(site):
+    """The as-linked, native and xen cells of a site's row. A backend that
+    keeps the indirect call leaves the as-linked bytes, shown as such."""
+    linked = site["bytes"] or ""
+    cells = ['<td class="b b-linked">%s</td>' % variant_html(
+        "", "indirect call", linked, site["disasm"], None)]
+    for column, variants in backend_variants(site).items():
+        parts = []
+        for label, entry in variants:
+            if entry.get("bytes"):
+                parts.append(variant_html(label, entry["result"], entry["bytes"],
+                                          entry["disasm"], linked))
+            else:
+                parts.append(variant_html(label, entry.get("result") or "kept", linked,
+                                          site["disasm"], linked, entry.get("note", "")))
+        cells.append('<td class="b b-%s">%s</td>' % (esc(column), "".join(parts)))
+    return cells
+
+
+def source_cell(chain, up):
+    """The caller's file:line and line text, then the wrapper(s) and outer
+    frames; up is the way from OUT to the repository, where files link."""
+    wrappers, caller, outer = split_chain(chain)
+    if caller is None or caller[1] is None:
+        return '<td class="src">?</td>'
+    out = [location(caller, up),
+           "<br><code>%s</code>" % esc(source_line(caller[1], caller[2]))]
+    if wrappers:
+        out.append("<br>via " + ", ".join("%s %s" % (esc(f), location((f, p, n), up))
+                                          for f, p, n in wrappers))
+    if outer:
+        out.append("<br>inlined into " + ", ".join("%s %s" % (esc(f), location((f, p, n), up))
+                                                   for f, p, n in outer))
+    return '<td class="src">%s</td>' % "".join(out)
+
+
+def location(frame, up):
+    """file:line, linked (through up) to the file when it is in the repository."""
+    _, path, line = frame
+    text = esc("%s:%s" % (path, line))
+    if path is None or os.path.isabs(path) or not os.path.exists(os.path.join(ROOT, path)):
+        return text
+    return '<a href="%s">%s</a>' % (esc(up + path), text)
+
+
+def site_row(site, ctx):
+    """One site's row: where it is, what it is, and its bytes per backend."""
+    table = ctx["tables"].get(site["op"], "?")
+    where = "%s+0x%x" % (site["function"], site["offset"]) if site["function"] else "?"
+    what = ("<code>%s</code> (%s table)<br>%d bytes, clobbers %s<br>"
+            '<span class="src">%s</span>'
+            % (esc(site["op"]), esc(table), site["len"], esc(",".join(site["clobbers"]) or "none"),
+               read_links(site["op"], ctx)))
+    cells = ['<td><a href="#%s">0x%x</a><br><code>%s</code></td>'
+             % (site_id(site), site["addr"], esc(where)),
+             source_cell(ctx["chains"].get(site["addr"], []), ctx["source_up"]),
+             "<td>%s</td>" % what] + backend_cells(site)
+    return '<tr id="%s" data-op="%s" data-table="%s">%s</tr>' % (
+        site_id(site), esc(site["op"]), esc(table), "".join(cells))
+
+
+def result_kind(result):
+    """inline, call, or kept (every kept-* and rejected outcome of pvemit)."""
+    return result if result in ("inline", "call") else "kept"
+
+
+def summary(sites, ctx):
+    """The counts at the top of index.html: per op, per backend result."""
+    ops = [op for op in ctx["tables"] if any(s["op"] == op for s in sites)]
+    ops += sorted({s["op"] for s in sites} - set(ops))
+    rows = []
+    for op in ops:
+        of_op = [s for s in sites if s["op"] == op]
+        per_backend = []
+        for column in ("native", "xen"):
+            kinds = [result_kind(backend_variants(s)[column][0][1].get("result"))
+                     for s in of_op if backend_variants(s).get(column)]
+            per_backend.append(", ".join("%s %d" % (k, kinds.count(k))
+                                         for k in ("inline", "call", "kept") if k in kinds))
+        rows.append("<tr><td><code>%s</code></td><td>%s</td><td>%d</td><td>%s</td><td>%s</td>"
+                    "<td>%s</td></tr>" % (esc(op), esc(ctx["tables"].get(op, "?")), len(of_op),
+                                          esc(per_backend[0]), esc(per_backend[1]),
+                                          read_links(op, ctx)))
+    totals = []
+    for column in ("native", "xen"):
+        kinds = [result_kind(backend_variants(s)[column][0][1].get("result"))
+                 for s in sites if backend_variants(s).get(column)]
+        totals.append("<tr><td>%s</td>%s</tr>" % (column, "".join(
+            "<td>%d</td>" % kinds.count(k) for k in ("inline", "call", "kept"))))
+    return "\n".join([
+        "<h2>Ops</h2>", "<table><thead><tr><th>op</th><th>table</th><th>sites</th>"
+        "<th>native</th><th>xen</th><th>read</th></tr></thead><tbody>"] + rows + [
+        "</tbody></table>", "<h2>Backends</h2>",
+        "<table><thead><tr><th>backend</th><th>inline</th><th>call</th><th>kept</th></tr>"
+        "</thead><tbody>"] + totals + ["</tbody></table>"])
+
+
+# Shows the filter form, applies the ?op= and &hide= presets, hides rows by
+# op and columns by backend; data-explore="ready" tells the browser test
+# it ran through.
+FILTER_SCRIPT = """<script>
+(function () {
+  var table = document.getElementById("sites");
+  var form = document.getElementById("filters");
+  var select = document.getElementById("filter-op");
+  var boxes = form.querySelectorAll("input[data-backend]");
+  var rows = table.tBodies[0].rows;
+  var count = document.getElementById("shown");
+  function apply() {
+    var want = select.value.split(":"), n = 0;
+    for (var i = 0; i < rows.length; i++) {
+      var row = rows[i];
+      row.hidden = want[0] !== "" && row.getAttribute("data-" + want[0]) !== want[1];
+      if (!row.hidden) n++;
+    }
+    boxes.forEach(function (box) {
+      table.classList.toggle("hide-" + box.getAttribute("data-backend"), !box.checked);
+    });
+    count.textContent = n + " of " + rows.length + " sites shown";
+  }
+  var params = new URLSearchParams(location.search);
+  if (params.get("op")) select.value = params.get("op");
+  (params.get("hide") || "").split(",").forEach(function (name) {
+    boxes.forEach(function (box) {
+      if (box.getAttribute("data-backend") === name) box.checked = false;
+    });
+  });
+  select.addEventListener("change", apply);
+  boxes.forEach(function (box) { box.addEventListener("change", apply); });
+  form.hidden = false;
+  apply();
+  document.body.setAttribute("data-explore", "ready");
+})();
+</script>"""
+
+
+def filter_form(sites, ctx):
+    """The filter controls, hidden until the script shows them."""
+    options = ['<option value="">all sites</option>']
+    for table in dict.fromkeys(ctx["tables"].values()):
+        ops = [op for op, t in ctx["tables"].items() if t == table
+               and any(s["op"] == op for s in sites)]
+        if not ops:
+            continue
+        options.append('<optgroup label="%s">' % esc(table))
+        options.append('<option value="table:%s">every %s op</option>' % (esc(table), esc(table)))
+        options += ['<option value="op:%s">%s</option>' % (esc(op), esc(op)) for op in ops]
+        options.append("</optgroup>")
+    boxes = ['<label><input type="checkbox" data-backend="%s" checked> %s</label>'
+             % (key, esc(label)) for key, label in BACKENDS]
+    return ('<form id="filters" hidden>Op: <select id="filter-op">%s</select> Backends: %s '
+            '<span id="shown"></span></form>' % ("".join(options), " ".join(boxes)))
+
+
+def index_page(image_path, sites, ctx, groups):
+    """index.html: the summary, the benchmark groups, the filters, a row per site."""
+    head = ["<th>site, function</th><th>source</th><th>op</th>"] + [
+        '<th class="b b-%s">%s</th>' % (key, esc(label)) for key, label in BACKENDS]
+    body = [
+        "<h1>Paravirt call sites</h1>",
+        "<p>Image <code>%s</code>: %d sites. Each row is one site of <code>.pv_sites</code> "
+        "(<code>tools/pvsites %s --disasm</code>): its bytes as linked, and what each "
+        "backend's patcher writes there; <mark>marked</mark> bytes differ from the linked ones. "
+        'See <a href="docs/pv-sites.html">docs/pv-sites.md</a>.</p>'
+        % (esc(shown(image_path)), len(sites), esc(shown(image_path))),
+        summary(sites, ctx),
+        "<h2>Benchmarks</h2>", "<ul>%s</ul>" % "".join(
+            '<li><a href="bench-%s.html">%s</a> (<code>%s</code>)</li>'
+            % (esc(g["name"]), esc(g["title"]), esc(g["name"])) for g in groups),
+        "<h2>Sites</h2>", filter_form(sites, ctx),
+        '<table id="sites"><thead><tr>%s</tr></thead><tbody>' % "".join(head)]
+    body += [site_row(s, ctx) for s in sites]
+    body.append("</tbody></table>")
+    return page("call sites", "\n".join(body), groups=groups, script=FILTER_SCRIPT)
+

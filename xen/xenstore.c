@@ -1,0 +1,137 @@
+/* The xenstore client's hypercall side: the request goes into the ring,
+ * EVTCHNOP_send tells the daemon, and the reply is polled for with a
+ * bounded xen_wait (SCHEDOP_poll on the store port, which works with
+ * events masked). No lock: a busy flag turns a request made while another
+ * is interrupted (an exit from a trap) into an error instead of a hang. */
+#include "xen/xenstore.h"
+
+#include "xen/backend.h"
+#include "xen/hypercall.h"
+#include "xen/xenstore_ring.h"
+
+#define TIMEOUT_S 10 /* the daemon answers in well under 1 s */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+#define EVTCHN_PORTS (sizeof(xen_shared_info.evtchn_pending) * 8)
+
+static struct xenstore_domain_interface *store;
+static evtchn_port_t store_port;
+static const char *unusable = "not set up"; /* why requests fail, or NULL */
+static bool busy;
+static uint32_t req_id;
+static char request[XS_MSG_MAX];
+static struct xs_reply reply; /* holds the error name a request returns */
+
+/* Xen ABI: the domain builder maps a domU's store page in the bootstrap
+ * region, at the address of its pseudo-physical frame (like the console
+ * page). A frame that does not map back to itself is not ours. */
+const char *xenstore_init(void)
+{
+    const start_info_t *si = xen_start_info;
+    uint64_t pfn;
+
+    if (si->store_mfn == 0)
+        return unusable = "no store page (store_mfn 0)";
+    pfn = mfn_to_pfn(si->store_mfn);
+    if (pfn >= si->nr_pages || pfn_to_mfn(pfn) != si->store_mfn)
+        return unusable = "store_mfn is not a frame of this domain";
+    if (si->store_evtchn >= EVTCHN_PORTS)
+        return unusable = "store_evtchn is past the event channels";
+    store = (struct xenstore_domain_interface *)(pfn << 12);
+    store_port = si->store_evtchn;
+    unusable = NULL;
+    return NULL;
+}
+
+/* The daemon looks at our rings when the store's port fires. */
+static void notify_daemon(void)
+{
+    struct evtchn_send send = {.port = store_port};
+
+    HYPERVISOR_event_channel_op(EVTCHNOP_send, &send);
+}
+
+/* A failure that may leave half a message in a ring ends the connection:
+ * the next reply could not be told from the rest of this one. */
+static const char *give_up(const char *why)
+{
+    unusable = "unusable after an earlier failure";
+    return why;
+}
+
+/* A request longer than the free space goes in pieces, as the daemon
+ * reads. */
+static const char *send_request(size_t len, struct xen_wait *w)
+{
+    for (size_t sent = 0;;) {
+        sent += xs_ring_put(store, request + sent, len - sent);
+        notify_daemon();
+        if (sent == len)
+            return NULL;
+        if (!xen_wait_event(w))
+            return give_up("no room in the request ring within " STRINGIFY(TIMEOUT_S) " s");
+    }
+}
+
+/* The daemon's notification also tells us when it has read requests; a
+ * wake-up without our reply just polls again. */
+static const char *receive_reply(uint32_t type, char *buf, size_t len, struct xen_wait *w)
+{
+    xs_reply_init(&reply, req_id, buf, len);
+    for (;;) {
+        const char *err = xs_reply_take(&reply, store);
+        notify_daemon(); /* space in the reply ring: a long reply may be waiting for it */
+        if (err)
+            return give_up(err);
+        if (reply.done)
+            return xs_reply_result(&reply, type);
+        if (!xen_wait_event(w))
+            return give_up("no reply within " STRINGIFY(TIMEOUT_S) " s");
+    }
+}
+
+/* One request and its reply, under one time budget. */
+static const char *exchange(uint32_t type, const char *path, const char *value, char *buf,
+                            size_t len)
+{
+    size_t n = xs_request_build(request, type, ++req_id, path, value);
+    struct xen_wait w;
+    const char *err;
+
+    if (n == 0)
+        return "request longer than XENSTORE_PAYLOAD_MAX";
+    xen_wait_start(&w, store_port, TIMEOUT_S * 1000000000ull);
+    err = send_request(n, &w);
+    return err ? err : receive_reply(type, buf, len, &w);
+}
+
+/* One request in flight at a time; the flag is not a lock, so a trap that
+ * interrupted a request gets an error rather than waiting for it. */
+static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
+                            size_t len)
+{
+    const char *err;
+
+    if (unusable)
+        return unusable;
+    if (busy)
+        return "busy: a request was interrupted";
+    busy = true;
+    err = exchange(type, path, value, buf, len);
+    busy = false;
+    return err;
+}
+
+const char *xenstore_read(const char *path, char *buf, size_t len)
+{
+    if (len == 0)
+        return "no room for a value";
+    return transact(XS_READ, path, NULL, buf, len);
+}
+
+const char *xenstore_write(const char *path, const char *value)
+{
+    char ok[8]; /* Xen ABI: the daemon acknowledges a write with "OK" */
+
+    return transact(XS_WRITE, path, value, ok, sizeof(ok));
+}

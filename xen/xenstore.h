@@ -1,0 +1,24 @@
+/* A domU's xenstore client: one request at a time over the ring page and
+ * event channel start_info names (xen/xenstore_ring.c has the pure ring
+ * code). Every call is bounded in time, and callable with events masked
+ * or from a trap; none panics. Errors are phrases to print: the daemon's
+ * own error name ("ENOENT", "EACCES", valid until the next call) or what
+ * went wrong locally. A
+ * relative path is under the domain's home, /local/domain/<domid>/. */
+#ifndef XEN_XENSTORE_H
+#define XEN_XENSTORE_H
+
+#include <stddef.h>
+
+/* Connects to the ring start_info names; NULL, or why there is none to
+ * use (dom0 has none at boot: store_mfn is 0). */
+const char *xenstore_init(void);
+
+/* Reads the node's value into buf[0..len) with a NUL; NULL or an error.
+ * A value that does not fit is an error (buf then holds its start). */
+const char *xenstore_read(const char *path, char *buf, size_t len);
+
+/* Sets the node to value, creating it; NULL or an error. */
+const char *xenstore_write(const char *path, const char *value);
+
+#endif
