@@ -77,4 +77,6 @@ void bench_config(char *buf, size_t size)
         add(&t, "+%s%s", be->variant, "");
     if (!spin_lock_uses_pv_ops())
         add(&t, "+%s%s", "spinlock=off", "");
+    if (pv_info.variant)
+        add(&t, "+%s%s", pv_info.variant, "");
 }

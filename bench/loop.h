@@ -1,7 +1,9 @@
 /* The benchmarks' clock and their common loop.
  *
- * The clock is the TSC on every platform: a Xen PV guest reads it without
- * a trap, so both platforms count in the same unit. Under QEMU's
+ * The clock is the TSC on every platform, so all count in the same unit.
+ * Natively and in dom0 rdtsc runs without a trap; in a domU Xen emulates
+ * it, at the same rate, and only the two reads around the loop pay that.
+ * Under QEMU's
  * -icount shift=0 it advances by one per guest instruction (the
  * hypervisor's included); otherwise under TCG it follows host time. */
 #ifndef BENCH_LOOP_H

@@ -1,6 +1,7 @@
 /* The boot self-test of time. It checks what the kernel will rely on, not
  * how accurate the platform is: under emulation, timings are noise, so
- * only gross failures (no ticks, time running backwards) fail the run.
+ * only gross failures (no ticks, time running backwards or standing still)
+ * fail the run.
  *
  * Every wait is bounded by the platform clock. A halt can only end with an
  * interrupt, so the test halts only once polling has shown that the timer
@@ -18,6 +19,12 @@
 #define MONOTONIC_READS 100000
 #define TICK_PERIOD_NS (10 * NSEC_PER_MSEC)
 #define TICKS_WANTED 10
+/* The bounds tell a timer that does not work from a slow one, nothing
+ * finer: nothing bounds how late a tick is under emulation (the host can
+ * stall QEMU, Xen can run dom0 first), so half the ticks within 2 s, 20
+ * times their 100 ms, pass. A domU clock that stood still until Xen's 1 s
+ * calibration once made ticks 1 s late and passed only by that margin;
+ * check_monotonic catches it now. */
 #define TICKS_REQUIRED 5
 #define GIVE_UP_NS (2 * NSEC_PER_SEC)          /* no tick by then is a failure */
 #define PENDING_SETTLE_NS (10 * NSEC_PER_MSEC) /* for the timer to fire while disabled */
@@ -30,9 +37,12 @@ static volatile unsigned ticks;
 static uint64_t window_start;
 static uint64_t tick_ns[TICKS_WANTED];
 
+/* The reads must also move the clock: each scales a fresh TSC read, and
+ * over 100000 reads any TSC moves (Xen's emulated one too: pv_soft_rdtsc
+ * gives every rdtsc a later system time than the one before). */
 static void check_monotonic(void)
 {
-    uint64_t prev = time_now_ns();
+    uint64_t first = time_now_ns(), prev = first;
 
     for (unsigned i = 1; i <= MONOTONIC_READS; i++) {
         uint64_t now = time_now_ns();
@@ -40,6 +50,8 @@ static void check_monotonic(void)
             panic("time went backwards: read %u gave %lu ns after %lu ns", i, now, prev);
         prev = now;
     }
+    if (prev == first)
+        panic("time: the clock stood still at %lu ns over %u reads", first, MONOTONIC_READS);
     kprintf("time: monotonic over %u reads\n", MONOTONIC_READS);
 }
 

@@ -54,11 +54,14 @@ extern struct pv_time_ops pv_time_ops;
 extern struct pv_machine_ops pv_machine_ops;
 extern struct pv_patch_ops pv_patch_ops;
 
-/* What the installed backend is: a name for logs and result lines, and the
- * capabilities code may ask for instead of comparing names. */
+/* What the installed backend is: a name for logs and result lines, the
+ * kind of guest when the platform has more than one worth telling apart
+ * in results, and the capabilities code may ask for instead of comparing
+ * names. */
 struct pv_info {
-    const char *name; /* "native" or "xen" */
-    unsigned caps;    /* PV_CAP_* */
+    const char *name;    /* "native" or "xen" */
+    const char *variant; /* "domu" for a Xen domU; 0 for the reference guest */
+    unsigned caps;       /* PV_CAP_* */
 };
 
 #define PV_CAP_XEN_PV (1u << 0) /* a Xen PV guest: hypercalls and event channels work */

@@ -18,27 +18,35 @@ result can never be filed under the wrong column.
 XEN_MMU_MODES = ["trap", "hypercall", "batch"]
 XEN = "+xen.mmu=batch"
 
+# A Xen domU (tools/run --domu) runs the same backend as dom0; the kernel
+# tags its config string "+domu" (pv_info.variant).
+DOMU = "+domu"
+
 # The report's columns: (configuration, heading). "normal" is the kernel
 # built without paravirt; under Xen there is no such kernel, so the Xen
 # columns are compared with the native normal one too. A configuration
-# whose id extends a column's with more tags is a row variant of it.
+# whose id extends a column's with more tags is a row variant of it (the
+# longest matching column wins, so the domU columns are not variants).
 COLUMNS = [
     ("native-nopv", "normal"),
     ("native-unpatched", "paravirt"),
     ("native-patched", "paravirt-patch"),
     ("xen-unpatched" + XEN, "xen"),
     ("xen-patched" + XEN, "xen-patch"),
+    ("xen-patched" + XEN + DOMU, "domU-patch"),
 ]
 PTE_COLUMNS = [("native-nopv", "normal"), ("native-patched", "paravirt-patch")] + [
-    ("xen-patched+xen.mmu=" + mode, "xen " + mode) for mode in XEN_MMU_MODES]
+    ("xen-patched+xen.mmu=" + mode, "xen " + mode) for mode in XEN_MMU_MODES] + [
+    ("xen-patched" + XEN + DOMU, "domU batch")]
 
 
-def config(id, select, options=(), nopv=False):
+def config(id, select, options=(), nopv=False, door=None):
     """A boot: id (= the kernel's config string), the bench= selection
-    (a list of benchmark or group names) and the other kernel options."""
+    (a list of benchmark or group names), the other kernel options, and
+    the tools/run door (default: the platform's own, --xen for xen)."""
     platform = id.split("-", 1)[0]
-    return dict(id=id, platform=platform, image="nopv" if nopv else "pv",
-                select=list(select), options=list(options))
+    return dict(id=id, platform=platform, door=door or platform,
+                image="nopv" if nopv else "pv", select=list(select), options=list(options))
 
 
 CONFIGS = [
@@ -57,6 +65,7 @@ CONFIGS = [
     config("xen-unpatched" + XEN + "+spinlock=off", ["locks"],
            ["pv.patch=off", "xen.mmu=batch", "pv.spinlock=off"]),
     config("xen-patched" + XEN + "+spinlock=off", ["locks"], ["xen.mmu=batch", "pv.spinlock=off"]),
+    config("xen-patched" + XEN + DOMU, ["all"], ["xen.mmu=batch"], door="domu"),
 ]
 
 

@@ -189,15 +189,15 @@ def row_variants(idx, name, columns):
 
 
 def row_cells(idx, name, tags):
-    normal, unpatched, patched, xen, xen_patched = (
+    normal, unpatched, patched, xen, xen_patched, domu_patched = (
         value(idx, col, tags, name) for col, _ in bench_configs.COLUMNS)
     return [fmt(normal), delta(unpatched, normal), delta(patched, normal),
             removed(unpatched, patched, normal), delta(xen, normal), delta(xen_patched, normal),
-            removed(xen, xen_patched, normal)]
+            removed(xen, xen_patched, normal), delta(domu_patched, normal)]
 
 
 HEADINGS = ["normal", "paravirt", "paravirt-patch", "patching removes", "xen", "xen-patch",
-            "xen: patching removes"]
+            "xen: patching removes", "domU-patch"]
 
 
 def markdown(headings, rows):
@@ -273,7 +273,9 @@ def conditions_text(c):
         "- Date: %s; revision %s" % (c["date"], c["git_revision"]),
         "- %s, accelerator %s, `-cpu %s` (the guest sees \"%s\")"
         % (c["qemu"], c["accelerator"], c["cpu_model"], c["cpu_brand"]),
-        "- Hypervisor: %s (dom0, 64-bit PV)" % (c["xen"] or "Xen not booted"),
+        "- Hypervisor: %s (dom0, 64-bit PV%s)" % (
+            c["xen"] or "Xen not booted",
+            "; and a domU of Debian's Linux dom0, started by `xl create`" if c.get("domu") else ""),
         "- Unit: %s" % timing,
         "- Each figure: the minimum over the repetitions of per-op ticks, with the empty "
         "loop's per-iteration cost taken off (the `loop_overhead` line of each boot)",
@@ -293,7 +295,16 @@ def notes(c):
            "site an indirect call; `paravirt-patch` the same kernel with its sites rewritten at "
            "boot. Percentages are against `normal`. `patching removes` is (paravirt - "
            "paravirt-patch) / (paravirt - normal). The Xen columns run the same image as a PV "
-           "dom0, also compared with the native `normal`. See docs/benchmarks.md."]
+           "dom0, also compared with the native `normal`; `domU-patch` (and `domU batch`) "
+           "as an unprivileged domU that Xen's toolstack started from a Linux dom0 "
+           "(`tools/run --domu`). See docs/benchmarks.md."]
+    if c.get("domu"):
+        out += ["", "dom0 and domU run the same backend and the same patched sites; what "
+                "differs is the domain around them. A domU has no I/O privilege, its console is "
+                "a ring that dom0's xenconsoled drains (dom0 writes with a hypercall to Xen's "
+                "serial line), and Xen emulates its TSC: every rdtsc traps into Xen (dom0 reads "
+                "the real one). Its clock reads, and the benchmarks' own timing, cost more "
+                "there, and a second domain, Linux, shares the one CPU."]
     if c["timing"] == "icount":
         out.append("")
         out.append("Under icount every instruction counts, NOP padding included: a patched "
@@ -386,9 +397,16 @@ set xtics rotate by -30 noenhanced
 set key top left
 set grid ytics
 set datafile missing "NaN"
-plot "{dat}" using 2:xtic(1) title "normal", "" using 3 title "paravirt", \\
-     "" using 4 title "paravirt-patch", "" using 5 title "xen", "" using 6 title "xen-patch"
+plot {plots}
 """
+
+
+def plot_clauses(dat):
+    """One histogram per column of bench_configs.COLUMNS, in its order."""
+    clauses = ['"%s" using 2:xtic(1) title "%s"' % (dat, bench_configs.COLUMNS[0][1])]
+    clauses += ['"" using %d title "%s"' % (i + 2, heading)
+                for i, (_, heading) in enumerate(bench_configs.COLUMNS) if i > 0]
+    return ", \\\n     ".join(clauses)
 
 
 def chart(data, idx, out):
@@ -400,7 +418,8 @@ def chart(data, idx, out):
     with open(dat, "w") as f:
         f.write("\n".join(lines) + "\n")
     icount = data["conditions"]["timing"] == "icount"
-    script = GNUPLOT.format(svg=svg, dat=dat, unit="instructions" if icount else "TSC ticks",
+    script = GNUPLOT.format(svg=svg, plots=plot_clauses(dat),
+                            unit="instructions" if icount else "TSC ticks",
                             title="patchbay: headline costs (%s)" % ("icount" if icount else
                                                                       "TSC under TCG"))
     try:

@@ -64,6 +64,7 @@ void xen_install(void);      /* install.c: all of the above, then every ops tabl
 /* machine.c: prints the role the domain runs in ("xen: running as domU 1"),
  * once traps work: a domU asks xenstore for its domain id. */
 void xen_announce_role(void);
+const char *xen_role_variant(void); /* machine.c: pv_info.variant */
 
 /* machine.c: a bounded wait for events on one port, for code that polls a
  * shared ring. Works with events masked and from a trap context. The

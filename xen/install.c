@@ -34,7 +34,7 @@ void xen_install(void)
      * SCHEDOP_shutdown; a panic can be reported from here on. */
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
-    pv_info = (struct pv_info){.name = "xen", .caps = PV_CAP_XEN_PV};
+    pv_info = (struct pv_info){.name = "xen", .variant = xen_role_variant(), .caps = PV_CAP_XEN_PV};
     xen_guest_init();
     xen_traps_init();  /* exceptions reach trap_dispatch() */
     xen_events_init(); /* upcall and failsafe callbacks, every port masked */

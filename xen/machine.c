@@ -25,6 +25,7 @@
 
 /* What differs between dom0 and a domU; the rest of the backend is the same. */
 struct xen_role {
+    const char *variant; /* pv_info.variant: results name the domU runs */
     void (*console_write)(const char *s, size_t len);
     void (*announce)(void);
     __attribute__((noreturn)) void (*exit)(int status);
@@ -187,12 +188,14 @@ __attribute__((noreturn)) static void domu_exit(int status)
 }
 
 static const struct xen_role dom0 = {
+    .variant = 0,
     .console_write = console_io_write,
     .announce = dom0_announce,
     .exit = dom0_exit,
 };
 
 static const struct xen_role domu = {
+    .variant = "domu",
     .console_write = console_ring_write,
     .announce = domu_announce,
     .exit = domu_exit,
@@ -212,6 +215,11 @@ void xen_console_init(void)
      * region, at the virtual address of its pseudo-physical frame. */
     console_ring = (void *)(mfn_to_pfn(xen_start_info->console.domU.mfn) << 12);
     console_port = xen_start_info->console.domU.evtchn;
+}
+
+const char *xen_role_variant(void)
+{
+    return role->variant;
 }
 
 void xen_announce_role(void)

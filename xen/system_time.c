@@ -16,9 +16,14 @@ uint64_t xen_tsc_delta_to_ns(uint64_t delta, uint32_t tsc_to_system_mul, int8_t 
     return high + (low >> 32);
 }
 
+/* Xen ABI: tsc_timestamp can be below zero, wrapped (gtime_to_gtsc of a
+ * calibration older than the domU): subtract modulo 2^64, then compare. */
 uint64_t xen_system_time_ns(const struct vcpu_time_info *t, uint64_t tsc)
 {
-    uint64_t delta = tsc > t->tsc_timestamp ? tsc - t->tsc_timestamp : 0;
+    int64_t delta = (int64_t)(tsc - t->tsc_timestamp);
 
-    return t->system_time + xen_tsc_delta_to_ns(delta, t->tsc_to_system_mul, t->tsc_shift);
+    if (delta <= 0)
+        return t->system_time;
+    return t->system_time +
+           xen_tsc_delta_to_ns((uint64_t)delta, t->tsc_to_system_mul, t->tsc_shift);
 }

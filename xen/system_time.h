@@ -12,7 +12,9 @@
 uint64_t xen_tsc_delta_to_ns(uint64_t delta, uint32_t tsc_to_system_mul, int8_t tsc_shift);
 
 /* Nanoseconds since boot at TSC value tsc; a TSC read before the snapshot
- * was taken counts as no time passed, so the clock never steps back. */
+ * was taken counts as no time passed, so the clock never steps back. The
+ * TSC and tsc_timestamp are compared as a wrapping difference: a timestamp
+ * "below zero" (a huge unsigned value) is before any small TSC. */
 uint64_t xen_system_time_ns(const struct vcpu_time_info *t, uint64_t tsc);
 
 #endif

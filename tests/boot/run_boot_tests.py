@@ -34,8 +34,9 @@ DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, statu
 # The one line that ends every run, the kernel's or tools/run's.
 VERDICT = re.compile(r"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
 # Statuses tools/run gives for a failure the kernel could not report itself
-# (tools/run --help): 98 the boot stopped before the kernel, 99 Xen ended it.
-TOOL_VERDICT_STATUSES = (98, 99)
+# (tools/run --help): 98 the boot stopped before the kernel, 99 Xen ended it,
+# 102 a domU stopped without leaving a status or a verdict.
+TOOL_VERDICT_STATUSES = (98, 99, 102)
 TAIL_LINES = 30
 # Terminal control sequences (GRUB draws its menu with them) and other
 # control characters except newline and tab.
@@ -96,6 +97,10 @@ def describe_status(got):
         return "status 98 (the boot stopped before the kernel ran)"
     if got == 99:
         return "status 99 (Xen crashed the domain)"
+    if got == 102:
+        return "status 102 (the domU stopped without a status or verdict)"
+    if got == 103:
+        return "status 103 (the domU's dom0 or toolstack failed)"
     if got == 0:
         return "clean exit"
     return "status %d" % got

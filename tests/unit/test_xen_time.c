@@ -95,6 +95,26 @@ static void test_system_time(void **state)
     assert_int_equal(xen_system_time_ns(&t, 0), 5000000000ULL);
 }
 
+/* A domU with an emulated TSC, created 551 ms after Xen's last time
+ * calibration, as one was seen: its TSC counts from 0 at creation, so the
+ * calibration's tsc_timestamp is 551301636 ticks below zero, and a TSC of
+ * 262056467 is 813358103 ticks (1 GHz: ns) after it, not before. */
+static void test_system_time_negative_timestamp(void **state)
+{
+    struct vcpu_time_info t = {
+        .tsc_timestamp = 18446744073158249980ULL, /* -551301636 */
+        .system_time = 3392423350ULL,
+        .tsc_to_system_mul = 1u << 31,
+        .tsc_shift = 1,
+    };
+
+    (void)state;
+    assert_int_equal(xen_system_time_ns(&t, 262056467), 3392423350ULL + 813358103);
+    assert_int_equal(xen_system_time_ns(&t, 0), 3392423350ULL + 551301636);
+    assert_int_equal(xen_system_time_ns(&t, t.tsc_timestamp), 3392423350ULL);
+    assert_int_equal(xen_system_time_ns(&t, t.tsc_timestamp - 1), 3392423350ULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_matches_reference_everywhere),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_system_time),
+        cmocka_unit_test(test_system_time_negative_timestamp),
     };
 
     setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */

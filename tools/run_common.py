@@ -1,0 +1,74 @@
+"""What tools/run's doors share: the tree's paths, QEMU, the exit statuses
+of outcomes the kernel cannot report itself, the verdict line, and the
+console a run's output goes to.
+
+tools/run is the entry point (its arguments, the QEMU loop, the outcome);
+each door's own pieces live beside it: run_iso.py (GRUB), run_xen.py (Xen
+with this kernel as dom0) and run_domu.py (a PV domU of a Linux dom0)."""
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QEMU = "qemu-system-x86_64"
+DEBUG_EXIT_PORT = 0xF4
+
+# Exit statuses of outcomes the kernel cannot report itself.
+KERNEL_STATUS_MAX = 97   # kernel statuses are capped here: 98 and 99 stay tools/run's
+STATUS_NOT_STARTED = 98  # Xen refused the CPU, GRUB stopped: the kernel never ran
+STATUS_XEN_CRASH = 99    # Xen crashed the domain, or panicked while it ran
+STATUS_NO_EXIT = 101     # QEMU ended without a kernel exit
+STATUS_DOMU_NO_VERDICT = 102  # --domu: the domU stopped without a status or verdict
+STATUS_DOM0_FAILED = 103      # --domu: dom0 (Linux) or its toolstack failed
+STATUS_TIMEOUT = 124
+
+# Verdict lines: the kernel's, or the one tools/run writes when it cannot.
+VERDICT = re.compile(rb"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
+
+
+def build_dir():
+    """$BUILD (default build/), absolute: where images and fetched tools are."""
+    build = os.environ.get("BUILD", "build")
+    return build if os.path.isabs(build) else os.path.join(ROOT, build)
+
+
+def fail(msg, status):
+    """Say why on stderr and exit: tools/run's one way to give up early."""
+    print("run: " + msg, file=sys.stderr)
+    sys.exit(status)
+
+
+def qemu_error(errors):
+    """QEMU's own error messages (not warnings) in its stderr, if any."""
+    return [line for line in errors.decode(errors="replace").splitlines()
+            if line.startswith(QEMU + ":") and ": warning:" not in line]
+
+
+class Console:
+    """Where the console bytes go: stdout (unless quiet) and the log file."""
+
+    def __init__(self, quiet, log_path):
+        self.out = None if quiet else sys.stdout.buffer
+        self.data = bytearray()  # everything, for the verdict
+        self.log = None
+        if log_path:
+            os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+            self.log = open(log_path, "wb")
+
+    def write(self, data):
+        """Show data and log it; a closed stdout only ends the showing."""
+        self.data += data
+        if self.out is not None:
+            try:
+                self.out.write(data)
+                self.out.flush()
+            except BrokenPipeError:
+                self.out = None  # the reader went away; keep the log going
+        if self.log is not None:
+            self.log.write(data)
+            self.log.flush()
+
+    def close(self):
+        if self.log is not None:
+            self.log.close()

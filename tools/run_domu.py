@@ -1,0 +1,215 @@
+"""tools/run --domu: the kernel as an unprivileged PV domU. Xen runs
+Debian's Linux as dom0 (tools/fetch-domu fetches it into $BUILD/domu/),
+whose /init (tools/domu/init) starts the toolstack, runs `xl create` of
+the image and relays the domU's console, each line behind DOMU_PREFIX.
+
+A domU cannot reach isa-debug-exit: before it shuts down, the kernel
+writes its status to its xenstore node data/patchbay-status; dom0's /init
+reads it once the domain has stopped (else takes the verdict line: PASS 0,
+FAIL 1), says so in DOMU_END_LINE and ends QEMU with it. This module builds
+the run's initramfs and QEMU's arguments, shows only the domU's lines, and
+turns how the run ended into tools/run's outcome."""
+
+import os
+import re
+import subprocess
+import sys
+
+from run_common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, ROOT, STATUS_DOM0_FAILED,
+                        STATUS_DOMU_NO_VERDICT, STATUS_NO_EXIT, STATUS_TIMEOUT, VERDICT,
+                        build_dir, fail, qemu_error)
+from run_xen import XEN_END, fetch_xen, xen_crash_reason, xen_verdict
+
+# dom0's /init relays each line of the domU's console with DOMU_PREFIX and
+# ends with DOMU_END_LINE, the status it writes to isa-debug-exit and where
+# that came from. The run also ends early when Linux panics (it then has
+# Xen reboot) or Xen does.
+DOMU_PREFIX = b"domU| "
+DOMU_END_LINE = re.compile(r"^patchbay-domu: end (\d+) (\S+) ?([^\n]*)$", re.MULTILINE)
+DOMU_END = re.compile(XEN_END.pattern + rb"|Kernel panic - not syncing[^\r\n]*")
+DOMU_KEEPS = 1023  # the domain builder copies this much into start_info
+
+
+def check_domu_args(p, args):
+    """Default and check --domu-mem against the memory of the whole machine."""
+    if args.domu_mem is None:
+        args.domu_mem = 64
+    if args.domu_mem <= 0:
+        p.error("--domu-mem must be positive")
+    if args.dom0_mem + args.domu_mem >= args.mem:
+        p.error("--dom0-mem plus --domu-mem must be smaller than --mem")
+
+
+def xl_string(value):
+    """bytes as the body of a double-quoted string of an xl config file:
+    libxlu's lexer takes any byte but '"', '\\' and a newline between the
+    quotes, and its dequoting knows these escapes (its \\x and octal ones
+    are broken in 4.17, and none is needed)."""
+    escapes = {b"\\": b"\\\\", b'"': b'\\"', b"\n": b"\\n", b"\r": b"\\r", b"\t": b"\\t"}
+    return b"".join(escapes.get(bytes([c]), bytes([c])) for c in value)
+
+
+def cpio_newc(entries):
+    """A newc cpio archive of (name, mode, data) entries: Linux unpacks it
+    after the base initramfs it is appended to."""
+    out = bytearray()
+    for ino, (name, mode, data) in enumerate(entries + [("TRAILER!!!", 0, b"")], 1):
+        name = name.encode() + b"\0"
+        nlink = 2 if mode & 0o040000 else 1
+        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name), 0)
+        out += b"070701" + b"".join(b"%08X" % f for f in fields) + name
+        out += b"\0" * (-len(out) % 4) + data
+        out += b"\0" * (-len(out) % 4)
+    return bytes(out)
+
+
+def domu_overlay(args, image):
+    """The run's own initramfs archive, under /patchbay/: the image, its xl
+    config (tools/domu/domu.cfg filled in) and the isa-debug-exit port."""
+    with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
+        template = f.read()
+    fields = {b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
+              b"@MEMORY@": b"%d" % args.domu_mem}
+    config = re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+    with open(image, "rb") as f:
+        kernel = f.read()
+    return cpio_newc([("patchbay", 0o040755, b""),
+                      ("patchbay/patchbay.elf", 0o100644, kernel),
+                      ("patchbay/domu.cfg", 0o100644, config),
+                      ("patchbay/params", 0o100644, b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT)])
+
+
+def domu_args(args, image, workdir):
+    """QEMU arguments for --domu: Xen, with Debian's Linux as dom0 and an
+    initramfs of two archives: tools/fetch-domu's base (the toolstack and
+    tools/domu/init) and domu_overlay's for this run."""
+    xen = fetch_xen()
+    rc = subprocess.call([os.path.join(ROOT, "tools", "fetch-domu")],
+                         stdin=subprocess.DEVNULL, stdout=sys.stderr)
+    dom0 = os.path.join(build_dir(), "domu")
+    base = os.path.join(dom0, "initrd.cpio")
+    if rc != 0 or not os.path.exists(base):
+        fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
+    overlay = domu_overlay(args, image)
+    initrd = os.path.join(workdir, "initrd.cpio")
+    with open(base, "rb") as f, open(initrd, "wb") as out:
+        data = f.read()
+        # Linux takes the next archive at a 4-byte boundary after the zeros.
+        out.write(data + b"\0" * (-len(data) % 4) + overlay)
+    # smap=hvm: with SMAP on for PV guests, QEMU 7.2's TCG iretq reads a PV
+    # kernel's (user-mode) stack with supervisor rights, and Linux dies at
+    # its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged.
+    xen_cmdline = ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
+                   "guest_loglvl=all loglvl=all smap=hvm" % (args.dom0_mem, args.dom0_mem))
+    linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
+    modules = [os.path.join(dom0, "vmlinux") + " " + linux, initrd]
+    return ["-kernel", xen, "-append", xen_cmdline,
+            "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
+
+
+class DomuConsole:
+    """--domu's serial stream, Xen's, dom0's and the domU's lines together:
+    shows the domU's, without DOMU_PREFIX, through console (the others too
+    when verbose), and keeps everything in data and in FILE.full.log."""
+
+    def __init__(self, console, verbose, log_path):
+        self.console = console
+        self.verbose = verbose
+        self.data = bytearray()  # everything, for the outcome
+        self.pending = b""       # the start of a line whose end has not come
+        self.full = None
+        if log_path:
+            stem, ext = os.path.splitext(log_path)
+            os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+            self.full = open(stem + ".full" + ext, "wb")
+
+    def shown(self, line):
+        """What of a whole line (with its newline, if any) is shown. A domU
+        line ends in a bare newline, as natively: dom0's tty and Xen's
+        serial driver have each put a carriage return before it."""
+        if line.lstrip(b"\r").startswith(DOMU_PREFIX):
+            body = line.lstrip(b"\r")[len(DOMU_PREFIX):]
+            newline = body.endswith(b"\n")
+            return body.rstrip(b"\r\n") + (b"\n" if newline else b"")
+        return line if self.verbose else b""
+
+    def write(self, data):
+        """Keep data whole; show what its complete lines show."""
+        self.data += data
+        if self.full is not None:
+            self.full.write(data)
+            self.full.flush()
+        lines = (self.pending + data).split(b"\n")
+        self.pending = lines.pop()
+        shown = b"".join(self.shown(line + b"\n") for line in lines)
+        if shown:
+            self.console.write(shown)
+
+    def flush(self):
+        """Shows the last line, should it have no newline."""
+        if self.pending:
+            shown = self.shown(self.pending)
+            self.pending = b""
+            if shown:
+                self.console.write(shown)
+
+    def close(self):
+        self.flush()
+        if self.full is not None:
+            self.full.close()
+
+
+def domu_outcome(args, image, status, end, errors, data):
+    """outcome() of a --domu run; data is all that QEMU's serial port wrote."""
+    text = data.decode(errors="replace").replace("\r", "")
+    prefix = DOMU_PREFIX.decode()
+    domu = "\n".join(line[len(prefix):] for line in text.split("\n") if line.startswith(prefix))
+    if status is None:
+        what = "timed out after %g s" % args.timeout
+        if prefix not in text:
+            what += " before the domU wrote a line"
+        return STATUS_TIMEOUT, what, what
+    if end is not None:
+        if end.startswith("ERR: ") or end.startswith("Panic on CPU"):
+            code, reason = xen_verdict(data, end, image)
+        else:
+            # Linux panicked (and had Xen reboot), or Xen ended dom0.
+            panic = re.search(r"Kernel panic - not syncing: *([^\n]*)", text)
+            code = STATUS_DOM0_FAILED
+            reason = "dom0: " + ("Linux panic: " + panic.group(1).strip() if panic
+                                 else "xen: " + end)
+        return code, reason, "%s (no kernel exit)" % reason
+    if status == 1 and qemu_error(errors):
+        what = "QEMU failed: %s" % qemu_error(errors)[0]
+        return STATUS_NO_EXIT, what, what
+    v = status >> 1
+    if status > 0 and status & 1 and (v <= KERNEL_STATUS_MAX or v in (
+            STATUS_DOMU_NO_VERDICT, STATUS_DOM0_FAILED)):
+        return domu_exit(v, DOMU_END_LINE.findall(text), domu, text, image)
+    return (STATUS_NO_EXIT, "QEMU ended without a kernel exit",
+            "QEMU exited with status %d without a kernel exit "
+            "(crash, reset or triple fault?)" % status)
+
+
+def domu_exit(v, ends, domu, text, image):
+    """domu_outcome() of a run dom0's /init ended with status v, after its
+    end lines ends; domu is the domU's console, text all of it."""
+    source, why = ends[-1][1:] if ends else ("", "")
+    if v == STATUS_DOM0_FAILED:
+        reason = (source + " " + why).strip() or "dom0 failed"
+        return v, reason, reason
+    if v == STATUS_DOMU_NO_VERDICT:
+        reason = "the domU %s without a verdict" % (
+            "crashed" if why == "crash" else "stopped (%s)" % (why or "?"))
+        crash = re.search(r"^\(XEN\) Domain [1-9]\d* \(vcpu#\d+\) crashed on cpu#\d+:$",
+                          text, re.MULTILINE)
+        if crash:
+            reason += "; " + xen_crash_reason(text, crash, image)
+        return v, reason, reason
+    # The kernel's status: from its xenstore node, or else its verdict.
+    reason = None if VERDICT.search(domu.encode()) else (
+        "status %d, but no verdict line reached the console" % v)
+    if v == 0:
+        return 0, reason or "", None
+    how = "" if source == "xenstore" else " (its verdict line: it left no status in xenstore)"
+    return v, reason, "kernel failed with status %d%s" % (v, how)
