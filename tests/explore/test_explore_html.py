@@ -20,8 +20,6 @@ Ends with "N passed, N failed"; exits 1 if any check failed.
 
 import argparse
 import filecmp
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
@@ -34,6 +32,7 @@ TOOLS = os.path.join(ROOT, "tools")
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, TOOLS)
 import bench_report  # noqa: E402
+import explore_sites  # noqa: E402
 
 BACKENDS = ["linked", "native", "xen"]
 results = []
@@ -109,18 +108,9 @@ def page(path):
     return _pages[path]
 
 
-def load_tool(name):
-    """tools/NAME (a script without .py) as a module."""
-    loader = importlib.machinery.SourceFileLoader(name, os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
 def image_sites(image):
     """The ids the image's sites must have rows under, in descriptor order."""
-    pvsites = load_tool("pvsites")
+    pvsites = explore_sites.load_tool("pvsites")
     return ["site-%x" % s["addr"] for s in pvsites.read_sites(pvsites.open_image(image))]
 
 
