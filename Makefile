@@ -27,7 +27,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -mcmodel=small -mno-red-zone \
 	-mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fcf-protection=none \
-	-I. $(XEN_ABI) $(PV_FLAGS) -MMD -MP
+	-fdebug-prefix-map=$(CURDIR)=. -I. $(XEN_ABI) $(PV_FLAGS) -MMD -MP
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 

@@ -8,6 +8,7 @@ with this kernel as dom0) and run_domu.py (a PV domU of a Linux dom0)."""
 
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,6 +32,30 @@ def build_dir():
     """$BUILD (default build/), absolute: where images and fetched tools are."""
     build = os.environ.get("BUILD", "build")
     return build if os.path.isabs(build) else os.path.join(ROOT, build)
+
+
+def in_workdir(workdir, path, name):
+    """name, a link in workdir (QEMU's working directory) to path. The
+    multiboot doors pass file names into the guest (QEMU puts Xen's path in
+    its command line, each module's in its string), so naming them the same
+    in every checkout keeps the guest's memory, and icount figures, the same."""
+    os.symlink(path, os.path.join(workdir, name))
+    return name
+
+
+def guest_image(workdir, image):
+    """The image as Xen's doors hand it over: a module is copied whole into
+    guest memory, and its DWARF holds the checkout's path (nasm records it),
+    so a copy without debug sections keeps figures the same in every checkout."""
+    name = "patchbay.elf"
+    try:
+        subprocess.run(["objcopy", "--strip-debug", image, os.path.join(workdir, name)],
+                       check=True, stdin=subprocess.DEVNULL, capture_output=True)
+    except OSError as e:
+        fail("cannot run objcopy: %s; run tools/setup" % e.strerror, 2)
+    except subprocess.CalledProcessError as e:
+        fail("objcopy cannot read %s: %s" % (image, e.stderr.decode(errors="replace").strip()), 2)
+    return name
 
 
 def fail(msg, status):

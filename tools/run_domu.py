@@ -17,7 +17,7 @@ import sys
 
 from run_common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, ROOT, STATUS_DOM0_FAILED,
                         STATUS_DOMU_NO_VERDICT, STATUS_NO_EXIT, STATUS_TIMEOUT, VERDICT,
-                        build_dir, fail, qemu_error)
+                        build_dir, fail, guest_image, in_workdir, qemu_error)
 from run_xen import XEN_END, fetch_xen, xen_crash_reason, xen_verdict
 
 # dom0's /init relays each line of the domU's console with DOMU_PREFIX and
@@ -63,7 +63,7 @@ def cpio_newc(entries):
     return bytes(out)
 
 
-def domu_overlay(args, image):
+def domu_overlay(args, image, workdir):
     """The run's own initramfs archive, under /patchbay/: the image, its xl
     config (tools/domu/domu.cfg filled in) and the isa-debug-exit port."""
     with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
@@ -71,7 +71,7 @@ def domu_overlay(args, image):
     fields = {b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
               b"@MEMORY@": b"%d" % args.domu_mem}
     config = re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
-    with open(image, "rb") as f:
+    with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
         kernel = f.read()
     return cpio_newc([("patchbay", 0o040755, b""),
                       ("patchbay/patchbay.elf", 0o100644, kernel),
@@ -83,16 +83,16 @@ def domu_args(args, image, workdir):
     """QEMU arguments for --domu: Xen, with Debian's Linux as dom0 and an
     initramfs of two archives: tools/fetch-domu's base (the toolstack and
     tools/domu/init) and domu_overlay's for this run."""
-    xen = fetch_xen()
+    xen = in_workdir(workdir, fetch_xen(), "xen")
     rc = subprocess.call([os.path.join(ROOT, "tools", "fetch-domu")],
                          stdin=subprocess.DEVNULL, stdout=sys.stderr)
     dom0 = os.path.join(build_dir(), "domu")
     base = os.path.join(dom0, "initrd.cpio")
     if rc != 0 or not os.path.exists(base):
         fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
-    overlay = domu_overlay(args, image)
-    initrd = os.path.join(workdir, "initrd.cpio")
-    with open(base, "rb") as f, open(initrd, "wb") as out:
+    overlay = domu_overlay(args, image, workdir)
+    initrd = "initrd.cpio"
+    with open(base, "rb") as f, open(os.path.join(workdir, initrd), "wb") as out:
         data = f.read()
         # Linux takes the next archive at a 4-byte boundary after the zeros.
         out.write(data + b"\0" * (-len(data) % 4) + overlay)
@@ -102,7 +102,8 @@ def domu_args(args, image, workdir):
     xen_cmdline = ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
                    "guest_loglvl=all loglvl=all smap=hvm" % (args.dom0_mem, args.dom0_mem))
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
-    modules = [os.path.join(dom0, "vmlinux") + " " + linux, initrd]
+    modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
+               initrd]
     return ["-kernel", xen, "-append", xen_cmdline,
             "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
 

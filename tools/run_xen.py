@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from run_common import (ROOT, STATUS_NO_EXIT, STATUS_NOT_STARTED, STATUS_XEN_CRASH,
-                        build_dir, fail)
+                        build_dir, fail, guest_image, in_workdir)
 
 XEN_KEEPS = 1023  # Xen keeps this much of dom0's command line
 
@@ -43,9 +43,10 @@ def xen_cmdline_problem(cmdline):
     return None
 
 
-def xen_args(args, image):
+def xen_args(args, image, workdir):
     """QEMU arguments for --xen: Xen as the kernel, image as dom0's module."""
-    xen = fetch_xen()
+    xen = in_workdir(workdir, fetch_xen(), "xen")
+    image = guest_image(workdir, image)
     xen_cmdline = ("console=com1 com1=115200 dom0_mem=%dM guest_loglvl=all loglvl=all"
                    % args.dom0_mem)
     # -initrd takes a ','-separated module list, each "file args"; a literal
