@@ -5,6 +5,7 @@
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
 #include "kernel/printf.h"
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "pv/call.h"
@@ -79,4 +80,10 @@ void bench_config(char *buf, size_t size)
         add(&t, "+%s%s", "spinlock=off", "");
     if (pv_info.variant)
         add(&t, "+%s%s", pv_info.variant, "");
+    /* With several CPUs, threads and locks cross between them. */
+    if (smp_cpus_online() > 1) {
+        char cpus[16];
+        ksnprintf(cpus, sizeof(cpus), "%u", smp_cpus_online());
+        add(&t, "+smp%s%s", cpus, "");
+    }
 }

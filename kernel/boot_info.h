@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/percpu.h"
 #include "mm/frame_alloc.h"
 
 enum boot_method {
@@ -34,6 +35,13 @@ struct boot_info {
     size_t nr_reserved;    /* loader data the allocator must not hand out */
     struct mem_range reserved[8];
     size_t nr_reserved_dropped; /* must stay 0: mm_init() checks */
+    /* The CPUs ACPI lists (native doors only): nr_cpus 0 and no error
+     * means nobody looked, as under Xen; an error means one CPU. */
+    unsigned nr_cpus;
+    uint8_t cpu_apic_id[MAX_CPUS]; /* in MADT order */
+    uint64_t lapic_base;
+    unsigned nr_cpus_ignored; /* enabled CPUs beyond MAX_CPUS or not addressable */
+    const char *cpus_error;
 };
 
 extern struct boot_info boot_info;

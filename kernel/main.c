@@ -9,6 +9,7 @@
 #include "kernel/fault_inject.h"
 #include "kernel/main.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/write_barrier.h"
 #include "mm/kernel_map.h"
@@ -81,6 +82,7 @@ void kernel_main(void)
     vm_init();                                 /* memory areas; #PF goes to their handlers */
     selftest_time();                           /* clock, one-shot timer, irq delivery */
     sched_init();                              /* this thread joins the run queue; ticks start */
+    smp_start_cpus();                          /* the other CPUs, each on its idle thread */
     selftest_sched();                          /* threads, preemption, channel, sleep */
     mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */

@@ -14,4 +14,9 @@
  * saying why the block is unusable (bi may then be partly filled). */
 const char *mb2_parse(const uint8_t *info, size_t len, struct boot_info *bi);
 
+/* Where in the block the loader's copy of the ACPI RSDP starts: tag 15's
+ * (ACPI 2.0 and later) if there is one, else tag 14's (ACPI 1.0); 0 if
+ * neither, or if the block is malformed. */
+size_t mb2_acpi_rsdp(const uint8_t *info, size_t len);
+
 #endif

@@ -1,12 +1,20 @@
-/* The scheduler: one CPU, a FIFO run queue, a sleep list ordered by
- * deadline, and a periodic tick from the platform's one-shot timer.
+/* The scheduler: one FIFO run queue shared by every CPU, a sleep list
+ * ordered by deadline, and a periodic tick from each CPU's one-shot timer.
+ *
+ * One queue under one lock, as in xv6: any CPU runs whichever thread is
+ * next, so placement is "the first free CPU" and a thread migrates
+ * whenever a different CPU picks it up. With a handful of CPUs the lock is
+ * cheap next to a context switch, and contention on it is exactly what
+ * the lock benchmarks measure; per-CPU queues would add balancing and
+ * gain nothing here. An idle CPU halts (safe_halt) and is woken by an IPI
+ * when a thread becomes runnable.
  *
  * The slice is the tick period: each tick that finds another thread
  * waiting moves the running one to the back of the run queue. The tick
  * runs in interrupt context, on the interrupted thread's own stack (no
  * separate interrupt stack, natively or under Xen), so it can switch
  * right there; the interrupted thread finishes its interrupt return
- * when it is next switched in. */
+ * when it is next switched in, on whichever CPU that is. */
 #include "kernel/sched.h"
 
 #include <stdbool.h>
@@ -15,11 +23,14 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/percpu.h"
 #include "kernel/sched_core.h"
+#include "kernel/smp.h"
 #include "kernel/thread_list.h"
 #include "kernel/time.h"
 #include "mm/kernel_map.h"
 #include "pv/irq.h"
+#include "pv/ops.h"
 
 static uint64_t slice_ms = 10;
 OPTION_UINT(slice_ms, "sched.slice_ms", 1, 1000, "round-robin time slice in milliseconds");
@@ -31,14 +42,50 @@ static struct thread boot_thread = {.name = "main",
                                     .state = THREAD_RUNNING,
                                     .slot = -1,
                                     .stack_bottom = (uint64_t *)boot_stack_bottom};
-static struct thread *current = &boot_thread;
-static struct thread *idle_thread;   /* runs when nothing else can; never queued */
 static struct thread_list run_queue; /* RUNNABLE threads, next to run first */
 static struct thread_list sleepers;  /* SLEEPING threads, earliest wake_ns first */
 static uint64_t slice_ns;
-static uint64_t next_tick_ns; /* when the running thread's slice ends */
-static uint64_t armed_ns;     /* what the one-shot timer is set for */
 static uint64_t preemptions, switches;
+
+/* What the scheduler keeps per CPU (percpu's current aside). */
+struct sched_cpu {
+    struct thread *idle;   /* runs when nothing else can; never queued */
+    uint64_t next_tick_ns; /* when the running thread's slice ends */
+    uint64_t armed_ns;     /* what this CPU's one-shot is set for */
+    bool halted;           /* in safe_halt, or about to be: wake with an IPI */
+};
+static struct sched_cpu sched_cpus[MAX_CPUS];
+
+static struct sched_cpu *this_sched(void)
+{
+    return &sched_cpus[cpu_index()];
+}
+
+#define current (this_cpu()->thread)
+
+/* A thread just joined the run queue: if some other CPU is halted, wake
+ * one to take it. The IPI may land before that CPU reaches its halt;
+ * safe_halt then returns at once (natively sti's shadow keeps the
+ * interrupt pending until hlt; under Xen the event is pending). */
+static void wake_idle_cpu(void)
+{
+    unsigned self = cpu_index();
+
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        if (c != self && sched_cpus[c].halted) {
+            sched_cpus[c].halted = false;
+            pv_cpu_ops.send_ipi(c);
+            return;
+        }
+    }
+}
+
+static void enqueue(struct thread *t)
+{
+    t->state = THREAD_RUNNABLE;
+    thread_list_push_back(&run_queue, t);
+    wake_idle_cpu();
+}
 
 /* Runs the first runnable thread, or the idle thread if there is none.
  * Call with sched_lock held, interrupts disabled, and current already
@@ -51,7 +98,7 @@ static void switch_away(void)
     struct thread *next = thread_list_pop_front(&run_queue);
 
     if (!next)
-        next = idle_thread;
+        next = this_sched()->idle;
     next->state = THREAD_RUNNING;
     if (next == prev)
         return;
@@ -62,10 +109,11 @@ static void switch_away(void)
 }
 
 /* Moves the running thread to the back of the run queue. The idle thread
- * is never queued: it runs only when the queue is empty. */
+ * is never queued: it runs only when the queue is empty. No other CPU is
+ * woken for it: this one is about to pick from the queue itself. */
 static void requeue_current(void)
 {
-    if (current == idle_thread)
+    if (current == this_sched()->idle)
         return;
     current->state = THREAD_RUNNABLE;
     thread_list_push_back(&run_queue, current);
@@ -75,20 +123,19 @@ static void requeue_current(void)
  * deadline, whichever comes first. */
 static void arm_timer(void)
 {
-    uint64_t when = next_tick_ns;
+    struct sched_cpu *c = this_sched();
+    uint64_t when = c->next_tick_ns;
 
     if (!thread_list_empty(&sleepers) && sleepers.head->wake_ns < when)
         when = sleepers.head->wake_ns;
-    armed_ns = when;
+    c->armed_ns = when;
     timer_arm(when);
 }
 
 static void wake_sleepers(uint64_t now)
 {
     while (!thread_list_empty(&sleepers) && sleepers.head->wake_ns <= now) {
-        struct thread *t = thread_list_pop_front(&sleepers);
-        t->state = THREAD_RUNNABLE;
-        thread_list_push_back(&run_queue, t);
+        enqueue(thread_list_pop_front(&sleepers));
     }
 }
 
@@ -100,13 +147,14 @@ static void sched_tick(void)
     uint64_t now = time_now_ns();
 
     spin_lock(&sched_lock);
+    struct sched_cpu *c = this_sched();
     wake_sleepers(now);
-    bool slice_over = now >= next_tick_ns;
+    bool slice_over = now >= c->next_tick_ns;
     if (slice_over)
-        next_tick_ns = now + slice_ns;
+        c->next_tick_ns = now + slice_ns;
     arm_timer();
-    if (!thread_list_empty(&run_queue) && (slice_over || current == idle_thread)) {
-        if (current != idle_thread)
+    if (!thread_list_empty(&run_queue) && (slice_over || current == c->idle)) {
+        if (current != c->idle)
             preemptions++;
         requeue_current();
         switch_away();
@@ -131,7 +179,7 @@ void sleep_until(uint64_t deadline_ns)
         current->wake_ns = deadline_ns;
         current->state = THREAD_SLEEPING;
         thread_list_insert_by_wake(&sleepers, current);
-        if (deadline_ns < armed_ns)
+        if (deadline_ns < this_sched()->armed_ns)
             arm_timer();
         switch_away();
     }
@@ -148,16 +196,14 @@ void sched_wake_locked(struct thread *t)
 {
     if (t->state != THREAD_BLOCKED)
         return;
-    t->state = THREAD_RUNNABLE;
-    thread_list_push_back(&run_queue, t);
+    enqueue(t);
 }
 
 void sched_make_runnable(struct thread *t)
 {
     unsigned long flags = spin_lock_irqsave(&sched_lock);
 
-    t->state = THREAD_RUNNABLE;
-    thread_list_push_back(&run_queue, t);
+    enqueue(t);
     spin_unlock_irqrestore(&sched_lock, flags);
 }
 
@@ -167,7 +213,7 @@ void sched_make_runnable(struct thread *t)
 void thread_exit(void)
 {
     spin_lock_irqsave(&sched_lock);
-    if (current == &boot_thread || current == idle_thread)
+    if (current == &boot_thread || current == this_sched()->idle)
         panic("sched: thread %s cannot exit", current->name);
     current->state = THREAD_DEAD;
     if (current->joiner)
@@ -195,18 +241,40 @@ void sched_finish_first_switch(void)
     spin_unlock(&sched_lock);
 }
 
+/* Before halting, an idle CPU watches the run queue for a while (halt
+ * polling, as Linux's haltpoll guests do): a thread queued meanwhile
+ * starts without the IPI and the wake-up from hlt or SCHEDOP_block, which
+ * under emulation or a hypervisor costs far more than the thread's work.
+ * Only with several CPUs: alone, nothing but an interrupt can add work. */
+static uint64_t idle_poll_us = 100;
+OPTION_UINT(idle_poll_us, "sched.idle_poll_us", 0, 100000,
+            "how long an idle CPU watches the run queue before it halts (several CPUs only)");
+
+static void poll_for_work(void)
+{
+    if (smp_cpus_online() < 2 || idle_poll_us == 0)
+        return;
+    uint64_t end = time_now_ns() + idle_poll_us * NSEC_PER_USEC;
+    /* An unlocked peek: a hint only; the check below is made under the lock. */
+    while (!__atomic_load_n(&run_queue.head, __ATOMIC_RELAXED) && time_now_ns() < end)
+        __builtin_ia32_pause();
+}
+
 /* Checks for work with interrupts disabled, so a wake-up from an interrupt
  * cannot fall between the check and the halt: safe_halt() enables them
- * and waits in one step. The tick switches away from idle when it wakes
- * a sleeper; a thread woken by another interrupt is found on the next
- * pass. */
+ * and waits in one step. A CPU that finds nothing says so (halted) under
+ * sched_lock, so whoever queues a thread next sends it an IPI. The tick
+ * switches away from idle when it wakes a sleeper; a thread queued any
+ * other way is found on the next pass. */
 static void idle_loop(void *unused)
 {
     (void)unused;
     for (;;) {
+        poll_for_work();
         irq_disable();
         spin_lock(&sched_lock);
         bool nothing_to_run = thread_list_empty(&run_queue);
+        this_sched()->halted = nothing_to_run;
         spin_unlock(&sched_lock);
         if (nothing_to_run) {
             safe_halt();
@@ -217,24 +285,46 @@ static void idle_loop(void *unused)
     }
 }
 
+/* This CPU's idle thread and slice timer: before it runs any thread. */
+static void sched_cpu_init(struct thread *idle)
+{
+    struct sched_cpu *c = this_sched();
+
+    c->idle = idle;
+    c->next_tick_ns = time_now_ns() + slice_ns;
+    arm_timer();
+}
+
 void sched_init(void)
 {
-    slice_ns = slice_ms * NSEC_PER_MSEC;
-    idle_thread = thread_alloc("idle", idle_loop, 0);
-    if (!idle_thread)
+    struct thread *idle = thread_alloc("idle0", idle_loop, 0);
+
+    if (!idle)
         panic("sched: no stack slot for the idle thread");
+    slice_ns = slice_ms * NSEC_PER_MSEC;
+    current = &boot_thread;
     unsigned long flags = spin_lock_irqsave(&sched_lock);
     timer_set_callback(sched_tick);
-    next_tick_ns = time_now_ns() + slice_ns;
-    arm_timer();
+    sched_cpu_init(idle);
     spin_unlock_irqrestore(&sched_lock, flags);
     irq_enable();
     kprintf("sched: round robin, %lu ms slices, %s spinlocks\n", slice_ms, spin_lock_kind());
 }
 
+void sched_run_idle(struct thread *idle)
+{
+    spin_lock(&sched_lock);
+    idle->state = THREAD_RUNNING;
+    current = idle;
+    sched_cpu_init(idle);
+    spin_unlock(&sched_lock);
+    idle_loop(0);
+    panic("sched: the idle loop returned");
+}
+
 struct thread *thread_current(void)
 {
-    return current;
+    return this_cpu_current();
 }
 
 uint64_t sched_preemptions(void)

@@ -60,6 +60,14 @@ void sched_finish_first_switch(void);
  * when every stack slot is taken (kernel/thread.c). */
 struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg);
 
+/* A secondary CPU's last step of bring-up (kernel/smp.c), on idle's own
+ * stack with interrupts disabled: idle becomes this CPU's idle thread and
+ * runs. idle comes from thread_alloc() but never ran from its context. */
+__attribute__((noreturn)) void sched_run_idle(struct thread *idle);
+
+/* The highest address of t's stack: where a CPU started on it begins. */
+uint64_t thread_stack_top(const struct thread *t);
+
 /* Panics unless every stack slot's guard page is unmapped (the self-test). */
 void thread_check_stack_guards(void);
 

@@ -8,8 +8,11 @@
 #include "kernel/channel.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/percpu.h"
+#include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "kernel/sched_core.h"
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "pv/lock_ops.h"
 #include "kernel/time.h"
@@ -18,14 +21,17 @@
 
 #define MESSAGES 1000000
 /* One message per channel operation: 1M of them take about a second under
- * QEMU TCG. Raise it if a platform makes that too slow. */
-#define MESSAGES_PER_SEND 1
+ * QEMU TCG on one CPU. With several, producer and consumer run at once and
+ * every operation hands the channel's lock from one CPU to the other,
+ * which under emulation costs tens of microseconds: so batches there. */
+#define MESSAGES_PER_SEND_ONE_CPU 1
+#define MESSAGES_PER_SEND_SMP 64
 #define CHANNEL_BYTES 4096
 
 #define SLEEPS 5 /* of 1, 2, ... SLEEPS ms */
 #define SLEEP_LATE_LIMIT_NS NSEC_PER_SEC
 
-_Static_assert(MESSAGES % MESSAGES_PER_SEND == 0, "every send is full");
+_Static_assert(MESSAGES % MESSAGES_PER_SEND_SMP == 0, "every send is full");
 
 static struct thread *must_create(const char *name, void (*entry)(void *), void *arg)
 {
@@ -36,40 +42,72 @@ static struct thread *must_create(const char *name, void (*entry)(void *), void 
     return t;
 }
 
-/* ---- Two threads that never yield: only the tick can share the CPU. */
+/* ---- One more thread than CPUs, none of which yields: only the tick can
+ * share the CPUs, and every CPU must do some of the work. */
+
+#define SPINNERS_MAX (MAX_CPUS + 1)
 
 struct spinner {
     volatile uint64_t count;
 };
 
 static volatile bool spinners_stop;
+static volatile uint64_t work_on_cpu[MAX_CPUS];
 
 static void spin(void *arg)
 {
     struct spinner *s = arg;
 
-    while (!spinners_stop)
+    while (!spinners_stop) {
         s->count++;
+        work_on_cpu[cpu_index()]++; /* racy between CPUs: a tally, not a count */
+    }
+}
+
+static void print_work_per_cpu(unsigned cpus)
+{
+    char line[256];
+    size_t len = 0;
+
+    for (unsigned c = 0; c < cpus && len < sizeof(line); c++)
+        len += (size_t)ksnprintf(line + len, sizeof(line) - len, "%scpu%u=%lu", c ? " " : "", c,
+                                 work_on_cpu[c]);
+    kprintf("sched: work per CPU: %s\n", line);
+    for (unsigned c = 0; c < cpus; c++) {
+        if (work_on_cpu[c] == 0)
+            panic("sched: cpu %u ran none of the spinning threads", c);
+    }
 }
 
 static void check_preemption(void)
 {
-    struct spinner a = {0}, b = {0};
+    static const char *const names[SPINNERS_MAX] = {
+        "spin-a", "spin-b", "spin-c", "spin-d", "spin-e", "spin-f", "spin-g", "spin-h", "spin-i"};
+    struct spinner s[SPINNERS_MAX] = {0};
+    struct thread *t[SPINNERS_MAX];
+    unsigned cpus = smp_cpus_online(), n = cpus + 1;
     uint64_t preempted = sched_preemptions();
 
     spinners_stop = false;
-    struct thread *ta = must_create("spin-a", spin, &a);
-    struct thread *tb = must_create("spin-b", spin, &b);
+    for (unsigned c = 0; c < MAX_CPUS; c++)
+        work_on_cpu[c] = 0;
+    for (unsigned i = 0; i < n; i++)
+        t[i] = must_create(names[i], spin, &s[i]);
     sleep_until(time_now_ns() + SPIN_TEST_NS);
     spinners_stop = true;
-    thread_join(ta);
-    thread_join(tb);
+    for (unsigned i = 0; i < n; i++)
+        thread_join(t[i]);
     preempted = sched_preemptions() - preempted;
-    kprintf("sched: 2 spinning threads both ran (a=%lu b=%lu, %lu preemptions)\n", a.count, b.count,
-            preempted);
-    if (a.count == 0 || b.count == 0 || preempted == 0)
-        panic("sched: a thread that never yields starved another (a=%lu b=%lu, %lu preemptions)",
-              a.count, b.count, preempted);
+    kprintf("sched: %u spinning threads all ran (a=%lu b=%lu, %lu preemptions)\n", n, s[0].count,
+            s[1].count, preempted);
+    for (unsigned i = 0; i < n; i++) {
+        if (s[i].count == 0)
+            panic("sched: a thread that never yields starved %s (%lu preemptions)", names[i],
+                  preempted);
+    }
+    if (preempted == 0)
+        panic("sched: %u threads that never yield on %u CPUs, and no preemption", n, cpus);
+    print_work_per_cpu(cpus);
 }
 
 /* ---- Two threads contending for one lock, held across preemptions. */
@@ -118,6 +156,7 @@ static void check_contended_lock(void)
 static struct channel channel;
 static uint8_t channel_buffer[CHANNEL_BYTES];
 static uint64_t received_checksum;
+static unsigned per_send;
 
 /* Distinct, position-dependent values, so a lost, repeated or reordered
  * message changes the checksum. */
@@ -133,24 +172,24 @@ static uint64_t checksum_add(uint64_t sum, uint64_t m)
 
 static void produce(void *unused)
 {
-    uint64_t batch[MESSAGES_PER_SEND];
+    uint64_t batch[MESSAGES_PER_SEND_SMP];
 
     (void)unused;
-    for (uint64_t i = 0; i < MESSAGES; i += MESSAGES_PER_SEND) {
-        for (int j = 0; j < MESSAGES_PER_SEND; j++)
+    for (uint64_t i = 0; i < MESSAGES; i += per_send) {
+        for (unsigned j = 0; j < per_send; j++)
             batch[j] = message(i + j);
-        channel_send(&channel, batch, sizeof(batch));
+        channel_send(&channel, batch, per_send * sizeof(batch[0]));
     }
 }
 
 static void consume(void *unused)
 {
-    uint64_t batch[MESSAGES_PER_SEND], sum = 0;
+    uint64_t batch[MESSAGES_PER_SEND_SMP], sum = 0;
 
     (void)unused;
-    for (uint64_t i = 0; i < MESSAGES; i += MESSAGES_PER_SEND) {
-        channel_recv(&channel, batch, sizeof(batch));
-        for (int j = 0; j < MESSAGES_PER_SEND; j++)
+    for (uint64_t i = 0; i < MESSAGES; i += per_send) {
+        channel_recv(&channel, batch, per_send * sizeof(batch[0]));
+        for (unsigned j = 0; j < per_send; j++)
             sum = checksum_add(sum, batch[j]);
     }
     received_checksum = sum;
@@ -160,6 +199,7 @@ static void check_channel(void)
 {
     uint64_t expected = 0, start = time_now_ns(), switches = sched_switches();
 
+    per_send = smp_cpus_online() > 1 ? MESSAGES_PER_SEND_SMP : MESSAGES_PER_SEND_ONE_CPU;
     if (!channel_init(&channel, channel_buffer, sizeof(channel_buffer)))
         panic("sched: channel_init refused %zu bytes", sizeof(channel_buffer));
     struct thread *consumer = must_create("consumer", consume, 0);
@@ -172,7 +212,7 @@ static void check_channel(void)
         expected = checksum_add(expected, message(i));
     kprintf(
         "sched: channel moved %u messages, checksum 0x%lx (%u per send, %lu ms, %lu switches)\n",
-        MESSAGES, received_checksum, MESSAGES_PER_SEND, took_ms, switches);
+        MESSAGES, received_checksum, per_send, took_ms, switches);
     if (received_checksum != expected)
         panic("sched: channel checksum 0x%lx, expected 0x%lx", received_checksum, expected);
 }

@@ -12,7 +12,7 @@
 #include "kernel/sched_core.h"
 #include "mm/kernel_map.h"
 
-#define THREAD_SLOTS 16
+#define THREAD_SLOTS 24 /* the idle threads of up to 8 CPUs, and 16 more */
 #define THREAD_STACK_SIZE (16 * 1024)
 #define GUARD_SIZE 4096
 
@@ -59,6 +59,11 @@ struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg)
     t->context =
         thread_arch_prepare_stack(stack_pool[t->slot].stack + THREAD_STACK_SIZE, entry, arg);
     return t;
+}
+
+uint64_t thread_stack_top(const struct thread *t)
+{
+    return (uint64_t)(stack_pool[t->slot].stack + THREAD_STACK_SIZE);
 }
 
 struct thread *thread_create(const char *name, void (*entry)(void *), void *arg)

@@ -10,7 +10,7 @@ struct context; /* the registers a switched-out thread left on its stack (arch) 
 
 enum thread_state {
     THREAD_FREE,     /* an unused slot */
-    THREAD_RUNNING,  /* on the CPU: exactly one thread at a time */
+    THREAD_RUNNING,  /* on a CPU: one thread per CPU at a time */
     THREAD_RUNNABLE, /* on the run queue */
     THREAD_SLEEPING, /* on the sleep list until wake_ns */
     THREAD_BLOCKED,  /* on a wait queue, or waiting in thread_join() */

@@ -7,6 +7,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/exit.h"
+#include "kernel/percpu.h"
 #include "pv/ops.h"
 #include "pv/static_call.h"
 
@@ -17,8 +18,11 @@ static void timer_callback_none(void)
 }
 DEFINE_STATIC_CALL(timer_callback, timer_callback_none);
 DECLARE_STATIC_CALL(timer_callback, timer_callback_none);
-static volatile uint64_t armed_deadline;
-static volatile bool armed;
+/* Each CPU's one-shot: touched only by that CPU, interrupts disabled. */
+static struct {
+    uint64_t deadline;
+    bool armed;
+} oneshot[MAX_CPUS];
 
 static bool tsc_counts_instructions;
 OPTION_BOOL(tsc_counts_instructions, "tsc.icount",
@@ -45,8 +49,8 @@ uint64_t time_now_ns(void)
 void timer_arm(uint64_t deadline_ns)
 {
     require_time_ops();
-    armed_deadline = deadline_ns;
-    armed = true;
+    oneshot[cpu_index()].deadline = deadline_ns;
+    oneshot[cpu_index()].armed = true;
     pv_time_ops.timer_oneshot(deadline_ns);
 }
 
@@ -57,12 +61,14 @@ void timer_set_callback(void (*fn)(void))
 
 void timer_interrupt(void)
 {
-    if (!armed)
+    unsigned cpu = cpu_index();
+
+    if (!oneshot[cpu].armed)
         return; /* nothing was asked for: a stray or periodic event */
-    if (pv_time_ops.now_ns() < armed_deadline) {
-        pv_time_ops.timer_oneshot(armed_deadline); /* early: ask again for the rest */
+    if (pv_time_ops.now_ns() < oneshot[cpu].deadline) {
+        pv_time_ops.timer_oneshot(oneshot[cpu].deadline); /* early: ask again for the rest */
         return;
     }
-    armed = false; /* before the callback, which may arm again */
+    oneshot[cpu].armed = false; /* before the callback, which may arm again */
     static_call(timer_callback)();
 }

@@ -11,6 +11,7 @@
 #include "kernel/exit.h"
 #include "mm/vm.h"
 #include "mm/vm_internal.h"
+#include "pv/irq.h"
 #include "pv/mmu.h"
 
 static bool dirty_test;
@@ -22,7 +23,8 @@ OPTION_BOOL(dirty_test, "mm.dirtytest", "check that mprotect keeps a page's dirt
  * between start and commit must still be dirty afterwards. */
 static void check_write_between_start_and_commit(volatile uint64_t *page)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
+    unsigned long flags = irq_save();
     pte_t *ptep = vm_pt_entry((uint64_t)page, false);
     pte_t old, after;
     bool live;
@@ -36,7 +38,8 @@ static void check_write_between_start_and_commit(volatile uint64_t *page)
     flush_tlb_one((uint64_t)page);
     leave_lazy_mmu();
     after = *ptep;
-    spin_unlock_irqrestore(&vm_lock, flags);
+    irq_restore(flags);
+    vm_lock_release();
 
     if (old & PTE_D)
         panic("mm: dirty test: a page never written was already dirty (pte 0x%lx)", old);

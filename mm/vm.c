@@ -8,6 +8,7 @@
 #include "mm/vm.h"
 
 #include "kernel/exit.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "mm/frame_alloc.h"
 #include "mm/mm_stats.h"
@@ -19,8 +20,29 @@
 #define UNMAP_BATCH 64 /* pages cleared before their frames are freed */
 
 struct spinlock vm_lock;
+static struct thread *vm_lock_holder;
 static struct vma_list areas;
 static struct vma area_pool[VM_MAX_AREAS]; /* a slot is free while its end is 0 */
+
+/* vm_lock is taken with interrupts as the caller has them, never turned
+ * off for it: the holder may have to wait for every other CPU to flush
+ * its TLB, which a CPU spinning here with interrupts off could never do. */
+void vm_lock_take(void)
+{
+    spin_lock(&vm_lock);
+    vm_lock_holder = thread_current();
+}
+
+void vm_lock_release(void)
+{
+    vm_lock_holder = NULL;
+    spin_unlock(&vm_lock);
+}
+
+bool vm_lock_held_by_me(void)
+{
+    return __atomic_load_n(&vm_lock_holder, __ATOMIC_RELAXED) == thread_current();
+}
 
 static struct vma *area_alloc(void)
 {
@@ -114,12 +136,11 @@ void *vm_map(size_t len, unsigned prot, vma_fault_fn on_fault, void *ctx)
 {
     uint64_t size = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
     struct vma *a = NULL;
-    unsigned long flags;
     uint64_t start;
 
     if (!vm_prot_valid(prot) || size == 0 || size < len)
         return NULL;
-    flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
     start = vma_find_free(&areas, VM_WINDOW_START, VM_WINDOW_END, size, PAGE_SIZE);
     if (start && (a = area_alloc()) && map_pages(start, start + size, prot)) {
         *a = (struct vma){
@@ -129,13 +150,13 @@ void *vm_map(size_t len, unsigned prot, vma_fault_fn on_fault, void *ctx)
     } else {
         a = NULL;
     }
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
     return a ? (void *)start : NULL;
 }
 
 bool vm_unmap(void *addr)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
     struct vma *a = vma_find(&areas, (uint64_t)addr);
     bool found = a && a->start == (uint64_t)addr;
 
@@ -144,7 +165,7 @@ bool vm_unmap(void *addr)
         vma_remove(&areas, a);
         a->end = 0;
     }
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
     return found;
 }
 
@@ -181,35 +202,34 @@ static void change_protection(uint64_t start, uint64_t end, unsigned prot)
 int mprotect(void *addr, size_t len, unsigned prot)
 {
     uint64_t start = (uint64_t)addr, end = start + len;
-    unsigned long flags;
     int rc = -1;
 
     if ((start | len) & (PAGE_SIZE - 1) || end < start || !vm_prot_valid(prot))
         return -1;
-    flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
     if (vma_find_range(&areas, start, end)) {
         change_protection(start, end, prot);
         rc = 0;
     }
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
     return rc;
 }
 
 void mprotect_range(uint64_t start, uint64_t end, unsigned prot)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
 
     change_protection(start & ~(PAGE_SIZE - 1), (end + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1), prot);
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
 }
 
 pte_t vm_pte(const void *addr)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
     pte_t *ptep = vm_pt_entry((uint64_t)addr, false);
     pte_t e = ptep ? *ptep : 0;
 
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
     return e;
 }
 
@@ -217,12 +237,12 @@ pte_t vm_pte(const void *addr)
  * mprotect. False when there is no area or it has no handler. */
 bool vm_write_fault(uint64_t addr)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
     struct vma *a = vma_find(&areas, addr);
     vma_fault_fn fn = a ? a->on_fault : NULL;
     void *ctx = a ? a->ctx : NULL;
 
-    spin_unlock_irqrestore(&vm_lock, flags);
+    vm_lock_release();
     if (!fn)
         return false;
     mm_stats_add(MM_FAULTS, 1);

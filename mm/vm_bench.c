@@ -11,6 +11,7 @@
 #include "bench/loop.h"
 #include "mm/vm.h"
 #include "mm/vm_internal.h"
+#include "pv/irq.h"
 #include "pv/mmu.h"
 
 #define PTE_ITERS 5000
@@ -60,11 +61,12 @@ static const char *check_one_page(void)
 
 /* ---- pte_set and pte_modify_prot: one entry written through the mmu ops
  * directly, outside any lazy section, so each op reaches Xen on its own.
- * vm_lock is held (interrupts off) as for any change to the window. */
+ * vm_lock is held, and interrupts are off so no tick lands in the loop. */
 
 static uint64_t measure_set_pte(uint64_t n)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
+    unsigned long flags = irq_save();
     pte_t *ptep = vm_pt_entry((uint64_t)area, false);
     pte_t e = *ptep;
     uint64_t t = BENCH_TIME_LOOP(n, {
@@ -73,7 +75,8 @@ static uint64_t measure_set_pte(uint64_t n)
     });
 
     flush_tlb_one((uint64_t)area);
-    spin_unlock_irqrestore(&vm_lock, flags);
+    irq_restore(flags);
+    vm_lock_release();
     writable ^= n & 1;
     return t;
 }
@@ -84,7 +87,8 @@ BENCH_DEFINE(pte_set, pte, "one `set_pte` of a live entry, outside a lazy sectio
 
 static uint64_t measure_modify_prot(uint64_t n)
 {
-    unsigned long flags = spin_lock_irqsave(&vm_lock);
+    vm_lock_take();
+    unsigned long flags = irq_save();
     pte_t *ptep = vm_pt_entry((uint64_t)area, false);
     uint64_t t = BENCH_TIME_LOOP(n, {
         pte_t old = ptep_modify_prot_start(ptep);
@@ -92,7 +96,8 @@ static uint64_t measure_modify_prot(uint64_t n)
     });
 
     flush_tlb_one((uint64_t)area);
-    spin_unlock_irqrestore(&vm_lock, flags);
+    irq_restore(flags);
+    vm_lock_release();
     writable ^= n & 1;
     return t;
 }

@@ -15,6 +15,14 @@
  * else runs on this CPU until leave_lazy_mmu() has applied the queue. */
 extern struct spinlock vm_lock;
 
+/* vm_lock, taken and released with interrupts left as they are (mm/vm.c
+ * says why); code that wants them off takes the lock first. */
+void vm_lock_take(void);
+void vm_lock_release(void);
+
+/* True when the running thread holds vm_lock (another CPU may hold it). */
+bool vm_lock_held_by_me(void);
+
 /* The leaf entry for va in the window, as the kernel reads it. With
  * create, missing tables are made; without, NULL when one is missing. */
 pte_t *vm_pt_entry(uint64_t va, bool create);

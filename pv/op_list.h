@@ -23,7 +23,7 @@
  * table's PV_CALLS_<table> list: X(arg, table, op, return type, (parameters)).
  *
  * Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
-#define PV_OP_DEF_irq_disable   void, (void), 7, NONE, "cli" /* 7: Xen's movb $1, mask(%rip) */
+#define PV_OP_DEF_irq_disable   void, (void), 9, NONE, "cli" /* 9: Xen's movb $1, %gs:mask */
 #define PV_OP_DEF_irq_enable    void, (void), 6, NONE, "sti"
 #define PV_OP_DEF_save_fl       unsigned long, (void), 6, RAX, "pushf\n\tpop %%rax"
 /* 9: the conditional sti, test $0x200,%edi; jz 1f; sti (pv.restore_fl=condsti). */
@@ -68,7 +68,13 @@
 /* What the kernel asks the CPU about itself. */
 #define PV_CALLS_cpu(X, a) \
     X(a, cpu, cpuid, struct cpuid_result, (uint32_t leaf, uint32_t subleaf)) \
-    X(a, cpu, read_cr2, uint64_t, (void)) /* the linear address of the last #PF */
+    X(a, cpu, read_cr2, uint64_t, (void)) /* the linear address of the last #PF */ \
+    X(a, cpu, set_percpu_base, void, (uint64_t base)) /* this CPU's %gs base (kernel/percpu.h) */ \
+    X(a, cpu, cpus_possible, unsigned, (void)) /* CPUs this machine offers, 1..MAX_CPUS */ \
+    /* Starts CPU cpu on stack_top, where it ends in smp_cpu_main(cpu) (kernel/smp.h); \
+     * how it was started ("APIC id 1, INIT-SIPI-SIPI"), or NULL, having said why not. */ \
+    X(a, cpu, start_cpu, const char *, (unsigned cpu, uint64_t stack_top)) \
+    X(a, cpu, send_ipi, void, (unsigned cpu)) /* ends cpu's safe_halt; does nothing else */
 #define PV_CALLS_irq(X, a)
 /* Rare page-table work, and the memory model: what an entry holds for a
  * frame (a machine address) and back. */

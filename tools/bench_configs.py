@@ -22,6 +22,9 @@ XEN = "+xen.mmu=batch"
 # tags its config string "+domu" (pv_info.variant).
 DOMU = "+domu"
 
+# With more than one CPU the kernel tags its config string "+smpN".
+SMP2 = "+smp2"
+
 # The report's columns: (configuration, heading). "normal" is the kernel
 # built without paravirt; under Xen there is no such kernel, so the Xen
 # columns are compared with the native normal one too. A configuration
@@ -40,12 +43,13 @@ PTE_COLUMNS = [("native-nopv", "normal"), ("native-patched", "paravirt-patch")] 
     ("xen-patched" + XEN + DOMU, "domU batch")]
 
 
-def config(id, select, options=(), nopv=False, door=None):
+def config(id, select, options=(), nopv=False, door=None, smp=1):
     """A boot: id (= the kernel's config string), the bench= selection
-    (a list of benchmark or group names), the other kernel options, and
-    the tools/run door (default: the platform's own, --xen for xen)."""
+    (a list of benchmark or group names), the other kernel options, the
+    tools/run door (default: the platform's own, --xen for xen) and the
+    number of CPUs (tools/run --smp)."""
     platform = id.split("-", 1)[0]
-    return dict(id=id, platform=platform, door=door or platform,
+    return dict(id=id, platform=platform, door=door or platform, smp=smp,
                 image="nopv" if nopv else "pv", select=list(select), options=list(options))
 
 
@@ -66,6 +70,10 @@ CONFIGS = [
            ["pv.patch=off", "xen.mmu=batch", "pv.spinlock=off"]),
     config("xen-patched" + XEN + "+spinlock=off", ["locks"], ["xen.mmu=batch", "pv.spinlock=off"]),
     config("xen-patched" + XEN + DOMU, ["all"], ["xen.mmu=batch"], door="domu"),
+    # Two CPUs: the lock benchmarks with threads on both (the sched group
+    # assumes one CPU: its yields find no one to switch to).
+    config("native-patched" + SMP2, ["locks"], smp=2),
+    config("xen-patched" + XEN + SMP2, ["locks"], ["xen.mmu=batch"], smp=2),
 ]
 
 

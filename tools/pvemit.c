@@ -1,7 +1,7 @@
 /* pvemit: what each backend writes at given paravirt sites, from the same
  * sources the kernel patches itself with (tools/pvsites runs it).
  *
- *   pvemit [--xen-shared-info ADDR | --xen-mask ADDR] [--xen-direct OP=ADDR]...
+ *   pvemit [--xen] [--xen-direct OP=ADDR]...
  *   pvemit --list-ops
  *
  * Reads one site a line on stdin, "ADDR OP LEN" (hex address, op name,
@@ -10,7 +10,7 @@
  *   ADDR BACKEND RESULT HEX
  *
  * BACKEND is native, native-condsti (restore_fl as the conditional sti),
- * and xen when any --xen-* option is given. RESULT is inline, call,
+ * and xen when --xen or --xen-direct is given. RESULT is inline, call,
  * kept-no-template, kept-too-long or rejected; HEX is the whole site after
  * patching, or "-" when the site is not rewritten. */
 #include <stdint.h>
@@ -29,9 +29,6 @@
 #include "pv/site.h"
 #include "xen/patch.h"
 
-/* Where a PV guest's upcall mask sits in its shared info page: vcpu 0's. */
-#define UPCALL_MASK_OFFSET offsetof(struct shared_info, vcpu_info[0].evtchn_upcall_mask)
-
 struct emitter {
     const char *label;
     struct pv_backend be;
@@ -39,8 +36,7 @@ struct emitter {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: pvemit [--xen-shared-info ADDR | --xen-mask ADDR] "
-                    "[--xen-direct OP=ADDR]... < sites\n"
+    fprintf(stderr, "usage: pvemit [--xen] [--xen-direct OP=ADDR]... < sites\n"
                     "       pvemit --list-ops\n");
     exit(2);
 }
@@ -97,13 +93,13 @@ static int parse_args(int argc, char **argv, struct xen_patch_ctx *xen)
                 printf("%u %s\n", op, pv_op_name(op));
             exit(0);
         }
+        if (strcmp(argv[i], "--xen") == 0) {
+            have_xen = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             usage();
-        if (strcmp(argv[i], "--xen-shared-info") == 0)
-            xen->upcall_mask_addr = parse_addr(argv[++i]) + UPCALL_MASK_OFFSET;
-        else if (strcmp(argv[i], "--xen-mask") == 0)
-            xen->upcall_mask_addr = parse_addr(argv[++i]);
-        else if (strcmp(argv[i], "--xen-direct") == 0)
+        if (strcmp(argv[i], "--xen-direct") == 0)
             parse_direct(argv[++i], xen);
         else
             usage();

@@ -63,14 +63,20 @@ def cpio_newc(entries):
     return bytes(out)
 
 
-def domu_overlay(args, image, workdir):
-    """The run's own initramfs archive, under /patchbay/: the image, its xl
-    config (tools/domu/domu.cfg filled in) and the isa-debug-exit port."""
+def domu_config(args):
+    """The domU's xl config: tools/domu/domu.cfg with its @...@ fields filled in."""
     with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
         template = f.read()
     fields = {b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
-              b"@MEMORY@": b"%d" % args.domu_mem}
-    config = re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+              b"@MEMORY@": b"%d" % args.domu_mem,
+              b"@VCPUS@": b"%d" % args.smp}
+    return re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+
+
+def domu_overlay(args, image, workdir):
+    """The run's own initramfs archive, under /patchbay/: the image, its xl
+    config (domu_config) and the isa-debug-exit port."""
+    config = domu_config(args)
     with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
         kernel = f.read()
     return cpio_newc([("patchbay", 0o040755, b""),
@@ -96,16 +102,21 @@ def domu_args(args, image, workdir):
         data = f.read()
         # Linux takes the next archive at a 4-byte boundary after the zeros.
         out.write(data + b"\0" * (-len(data) % 4) + overlay)
-    # smap=hvm: with SMAP on for PV guests, QEMU 7.2's TCG iretq reads a PV
-    # kernel's (user-mode) stack with supervisor rights, and Linux dies at
-    # its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged.
-    xen_cmdline = ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
-                   "guest_loglvl=all loglvl=all smap=hvm" % (args.dom0_mem, args.dom0_mem))
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
     modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
                initrd]
-    return ["-kernel", xen, "-append", xen_cmdline,
+    return ["-kernel", xen, "-append", domu_xen_cmdline(args),
             "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
+
+
+def domu_xen_cmdline(args):
+    """Xen's command line for --domu. dom0 (Linux) keeps one vCPU whatever
+    --host-cpus gives Xen; --smp is the domU's, in its xl config.
+    smap=hvm: with SMAP on for PV guests, QEMU 7.2's TCG iretq reads a PV
+    kernel's (user-mode) stack with supervisor rights, and Linux dies at
+    its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged."""
+    return ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
+            "guest_loglvl=all loglvl=all smap=hvm" % (args.dom0_mem, args.dom0_mem))
 
 
 class DomuConsole:

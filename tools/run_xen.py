@@ -47,15 +47,25 @@ def xen_args(args, image, workdir):
     """QEMU arguments for --xen: Xen as the kernel, image as dom0's module."""
     xen = in_workdir(workdir, fetch_xen(), "xen")
     image = guest_image(workdir, image)
-    xen_cmdline = ("console=com1 com1=115200 dom0_mem=%dM guest_loglvl=all loglvl=all"
-                   % args.dom0_mem)
     # -initrd takes a ','-separated module list, each "file args"; a literal
     # ',' is written ',,'. The first module is dom0's kernel, its args dom0's
     # command line.
     module = image.replace(",", ",,")
     if args.cmdline:
         module += " " + args.cmdline.replace(",", ",,")
-    return ["-kernel", xen, "-append", xen_cmdline, "-initrd", module]
+    return ["-kernel", xen, "-append", xen_cmdline(args), "-initrd", module]
+
+
+def xen_cmdline(args):
+    """Xen's command line for --xen. dom0_max_vcpus=N gives dom0 exactly N
+    vCPUs (Xen 4.17 reads N as N-N, and only its default, one vCPU per
+    physical CPU, follows the host: N may exceed --host-cpus). Left out at
+    one CPU on one, as before --smp, where Xen's default is that one."""
+    vcpus = ""
+    if (args.smp, args.host_cpus) != (1, 1):
+        vcpus = " dom0_max_vcpus=%d" % args.smp
+    return ("console=com1 com1=115200 dom0_mem=%dM%s guest_loglvl=all loglvl=all"
+            % (args.dom0_mem, vcpus))
 
 
 def symbolize(image, addr):

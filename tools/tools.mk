@@ -35,6 +35,7 @@ tools-test: $(IMAGE)
 	tests/tools/test_build.sh
 	python3 tests/tools/test_layout.py
 	python3 tests/tools/test_doclinks.py
+	python3 tests/tools/test_run_args.py
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	$(MAKE) PARAVIRT=n image

@@ -1,5 +1,5 @@
 /* The Xen backend's table of contents: what every part of it shares (the
- * start_info page, the shared_info page, vCPU 0's vcpu_info and the two
+ * start_info page, the shared_info page, each vCPU's vcpu_info and the two
  * frame-number tables) and every function its files share. The ops
  * themselves, xen_<op>, are declared from the registry. */
 #ifndef XEN_BACKEND_H
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/percpu.h"
 #include "pv/lock_ops.h"
 #include "pv/ops.h"
 #include "xen/xen_public.h"
@@ -26,7 +27,10 @@ union xen_shared_info_page {
 };
 extern union xen_shared_info_page xen_shared_info_page;
 #define xen_shared_info (xen_shared_info_page.info)
-#define xen_vcpu (&xen_shared_info.vcpu_info[0])
+/* This vCPU's vcpu_info: registered inside its per-CPU area
+ * (xen_vcpu_info_register), so a %gs: operand reaches its event mask. */
+#define xen_vcpu ((struct vcpu_info *)this_cpu()->platform)
+_Static_assert(sizeof(struct vcpu_info) <= PERCPU_PLATFORM_SIZE, "vcpu_info must fit the area");
 
 /* Pseudo-physical frame -> machine frame: the table Xen built for us
  * (start_info->mfn_list). */
@@ -57,9 +61,12 @@ __attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_to
 /* Bring-up, in the order xen_install() (xen/install.c) runs it. */
 void xen_console_init(void); /* machine.c: dom0 or domU, decided once: console and exit */
 void xen_guest_init(void);   /* start.c: start_info's magic checked, shared_info mapped */
-void xen_traps_init(void);   /* traps.c: the virtual IDT */
-void xen_events_init(void);  /* events.c: upcall and failsafe callbacks, every port masked */
-void xen_install(void);      /* install.c: all of the above, then every ops table */
+void xen_vcpu_info_register(unsigned cpu); /* cpu.c: cpu's vcpu_info moves into its area */
+void xen_traps_init(void);                 /* traps.c: the virtual IDT */
+/* traps.c: the same virtual IDT in another vCPU's VCPUOP_initialise context. */
+void xen_traps_context(struct vcpu_guest_context *c);
+void xen_events_init(void); /* events.c: upcall and failsafe callbacks, every port masked */
+void xen_install(void);     /* install.c: all of the above, then every ops table */
 
 /* machine.c: prints the role the domain runs in ("xen: running as domU 1"),
  * once traps work: a domU asks xenstore for its domain id. */
@@ -79,16 +86,29 @@ struct xen_wait {
 void xen_wait_start(struct xen_wait *w, evtchn_port_t port, uint64_t timeout_ns);
 bool xen_wait_event(struct xen_wait *w);
 
-/* mmu.c: the multicall buffer and CR3's value, before the table is used;
+/* mmu.c: the multicall buffers and CR3's value, before the table is used;
  * and, once xen.mmu= is read, what the chosen mode needs from Xen. */
 void xen_mmu_init(void);
 void xen_mmu_setup(void);
+/* mmu.c: cpu starts on this vCPU's top-level table; returns its machine address. */
+uint64_t xen_mmu_cpu_init(unsigned cpu);
 
-/* time.c: the one-shot timer on VIRQ_TIMER instead of Xen's periodic one. */
-void xen_timer_init(void);
+/* time.c: this vCPU's own Xen system time, the clock of every absolute
+ * timeout Xen takes (SCHEDOP_poll, the one-shot timer). xen_now_ns(), the
+ * kernel's clock, never goes back across vCPUs, so it can be ahead. */
+uint64_t xen_local_now_ns(void);
 
-/* lock.c: binds the kick port; call with events up, before xen_lock_ops is used. */
-void xen_spinlock_init(void);
+/* time.c: cpu's one-shot timer on VIRQ_TIMER instead of Xen's periodic
+ * one; returns the port, still masked. */
+evtchn_port_t xen_timer_init(unsigned cpu);
+
+/* lock.c: binds cpu's kick port; before cpu takes a lock through xen_lock_ops. */
+void xen_spinlock_init(unsigned cpu);
 extern const struct pv_lock_ops xen_lock_ops;
+
+/* smp.c: binds cpu's timer, IPI and kick ports, masked; and, on a vCPU
+ * once it runs, unmasks its timer and IPI. */
+void xen_cpu_ports_init(unsigned cpu);
+void xen_cpu_ports_unmask(void);
 
 #endif

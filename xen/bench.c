@@ -5,6 +5,7 @@
  * to ourselves and delivered back through the upcall. */
 #include "bench/bench.h"
 #include "bench/loop.h"
+#include "kernel/percpu.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 
@@ -110,7 +111,10 @@ static void count_delivery(evtchn_port_t port, struct trap_frame *f, void *data)
 static const char *prepare_evtchn(void)
 {
     if (!self_port_bound) {
-        self_port = xen_bind_ipi(count_delivery, 0);
+        /* This vCPU's: should the thread move, the event still arrives,
+         * on the vCPU it was bound to. */
+        self_port = xen_bind_ipi(cpu_index(), count_delivery, 0);
+        xen_evtchn_unmask(self_port);
         self_port_bound = true;
     }
     return prepare_xen();

@@ -19,9 +19,16 @@ struct evtchn_handler {
     evtchn_handler_fn fn;
     void *data;
     uint64_t count;
+    unsigned cpu; /* the vCPU the port is bound to */
 };
 
 static struct evtchn_handler handlers[EVTCHN_MAX_HANDLED];
+
+/* The ports each vCPU's upcall handles. Xen ABI: evtchn_pending and
+ * evtchn_mask are shared by all vCPUs, only the selector is per vCPU, so
+ * an upcall must skip the ports bound to another vCPU. A port we did not
+ * bind (an interdomain one) notifies vCPU 0. */
+static xen_ulong_t cpu_ports[MAX_CPUS][EVTCHN_WORDS];
 
 extern char xen_event_entry[], xen_failsafe_entry[];
 
@@ -47,10 +54,16 @@ void xen_evtchn_clear(evtchn_port_t port)
                        __ATOMIC_SEQ_CST);
 }
 
+static unsigned port_cpu(evtchn_port_t port)
+{
+    return port < EVTCHN_MAX_HANDLED ? handlers[port].cpu : 0;
+}
+
 /* Xen ABI: an event that arrives while its port is masked sets only the
  * pending bit; the edge that would raise the upcall is lost. So unmasking
- * must look at the pending bit and raise the upcall itself. */
-void xen_evtchn_unmask(evtchn_port_t port)
+ * must look at the pending bit and raise the upcall itself, on this vCPU,
+ * with events masked. The caller's irq_enable delivers it. */
+static void unmask_here(evtchn_port_t port)
 {
     unsigned word = port / WORD_BITS;
     xen_ulong_t sel_bit = (xen_ulong_t)1 << word;
@@ -62,8 +75,23 @@ void xen_evtchn_unmask(evtchn_port_t port)
     if (__atomic_fetch_or(&xen_vcpu->evtchn_pending_sel, sel_bit, __ATOMIC_SEQ_CST) & sel_bit)
         return; /* already announced to the upcall */
     __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&xen_vcpu->evtchn_upcall_mask, __ATOMIC_SEQ_CST))
-        xen_force_upcall();
+}
+
+/* Events masked meanwhile, so the vCPU we check against is the one whose
+ * vcpu_info we write. Xen ABI: EVTCHNOP_unmask raises the upcall on the
+ * vCPU the port is bound to, which another vCPU cannot do for itself. */
+void xen_evtchn_unmask(evtchn_port_t port)
+{
+    unsigned long flags = xen_save_fl();
+
+    xen_irq_disable();
+    if (port_cpu(port) == cpu_index()) {
+        unmask_here(port);
+    } else {
+        struct evtchn_unmask unmask = {.port = port};
+        xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_unmask, &unmask), "EVTCHNOP_unmask");
+    }
+    xen_restore_fl(flags);
 }
 
 uint64_t xen_evtchn_count(evtchn_port_t port)
@@ -86,10 +114,11 @@ static void dispatch(evtchn_port_t port, struct trap_frame *f)
 
 /* Each pending bit is cleared before its handler runs, so an event that
  * arrives during the handler is seen again rather than lost. */
-static void handle_word(unsigned word, struct trap_frame *f)
+static void handle_word(unsigned cpu, unsigned word, struct trap_frame *f)
 {
     xen_ulong_t ready = __atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
-                        ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST);
+                        ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST) &
+                        __atomic_load_n(&cpu_ports[cpu][word], __ATOMIC_ACQUIRE);
 
     while (ready) {
         evtchn_port_t port = (evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready));
@@ -110,6 +139,7 @@ static void handle_word(unsigned word, struct trap_frame *f)
 void xen_event_upcall(struct trap_frame *f)
 {
     struct vcpu_info *v = xen_vcpu;
+    unsigned cpu = cpu_index();
 
     stack_check();
     while (__atomic_load_n(&v->evtchn_upcall_pending, __ATOMIC_SEQ_CST)) {
@@ -118,7 +148,7 @@ void xen_event_upcall(struct trap_frame *f)
         while (sel) {
             unsigned word = (unsigned)__builtin_ctzl(sel);
             sel &= sel - 1;
-            handle_word(word, f);
+            handle_word(cpu, word, f);
         }
     }
 }
@@ -131,32 +161,35 @@ void xen_failsafe(struct trap_frame *f)
     trap_fatal(f, "Xen failsafe callback");
 }
 
-/* Gives a freshly bound port its handler, then unmasks it. */
-static evtchn_port_t install_handler(evtchn_port_t port, const char *what, evtchn_handler_fn fn,
-                                     void *data)
+/* Gives a freshly bound, still masked port its handler and its vCPU's
+ * upcall. */
+static evtchn_port_t install_handler(evtchn_port_t port, unsigned cpu, const char *what,
+                                     evtchn_handler_fn fn, void *data)
 {
     if (port >= EVTCHN_MAX_HANDLED)
         panic("xen: %s got port %u; only ports below %d can have handlers", what, port,
               EVTCHN_MAX_HANDLED);
-    handlers[port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0};
-    xen_evtchn_unmask(port);
+    handlers[port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0, .cpu = cpu};
+    for (unsigned c = 0; c < MAX_CPUS; c++)
+        __atomic_fetch_and(&cpu_ports[c][port / WORD_BITS], ~port_bit(port), __ATOMIC_RELEASE);
+    __atomic_fetch_or(&cpu_ports[cpu][port / WORD_BITS], port_bit(port), __ATOMIC_RELEASE);
     return port;
 }
 
-evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data)
+evtchn_port_t xen_bind_virq(uint32_t virq, unsigned cpu, evtchn_handler_fn fn, void *data)
 {
-    struct evtchn_bind_virq bind = {.virq = virq, .vcpu = 0};
+    struct evtchn_bind_virq bind = {.virq = virq, .vcpu = cpu};
 
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_virq, &bind), "event_channel_op bind_virq");
-    return install_handler(bind.port, "a VIRQ", fn, data);
+    return install_handler(bind.port, cpu, "a VIRQ", fn, data);
 }
 
-evtchn_port_t xen_bind_ipi(evtchn_handler_fn fn, void *data)
+evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
 {
-    struct evtchn_bind_ipi bind = {.vcpu = 0};
+    struct evtchn_bind_ipi bind = {.vcpu = cpu};
 
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_ipi, &bind), "event_channel_op bind_ipi");
-    return install_handler(bind.port, "an IPI", fn, data);
+    return install_handler(bind.port, cpu, "an IPI", fn, data);
 }
 
 static void register_callback(uint16_t type, uint16_t flags, const void *entry)
@@ -170,11 +203,24 @@ static void register_callback(uint16_t type, uint16_t flags, const void *entry)
     xen_must(HYPERVISOR_callback_op(CALLBACKOP_register, &cb), "callback_op register");
 }
 
-/* Every port starts masked: a port gets events once it has a handler. */
+/* Every port starts masked: a port gets events once it has a handler.
+ * Until it is bound, every port is vCPU 0's. */
 void xen_events_init(void)
 {
-    for (unsigned i = 0; i < EVTCHN_WORDS; i++)
+    for (unsigned i = 0; i < EVTCHN_WORDS; i++) {
         __atomic_store_n(&xen_shared_info.evtchn_mask[i], ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
+        cpu_ports[0][i] = ~(xen_ulong_t)0;
+    }
     register_callback(CALLBACKTYPE_event, 0, xen_event_entry);
     register_callback(CALLBACKTYPE_failsafe, CALLBACKF_mask_events, xen_failsafe_entry);
+}
+
+/* Xen ABI: CALLBACKOP_register sets the callbacks of the calling vCPU
+ * only; another vCPU gets them in its VCPUOP_initialise context, with
+ * the flag that stands for CALLBACKF_mask_events. */
+void xen_events_context(struct vcpu_guest_context *c)
+{
+    c->event_callback_eip = (uint64_t)xen_event_entry;
+    c->failsafe_callback_eip = (uint64_t)xen_failsafe_entry;
+    c->flags |= VGCF_failsafe_disables_events;
 }

@@ -15,14 +15,17 @@ typedef void (*evtchn_handler_fn)(evtchn_port_t port, struct trap_frame *f, void
 /* The ports this kernel can give handlers to; Xen hands out low numbers. */
 #define EVTCHN_MAX_HANDLED 256
 
-/* Binds virq on vCPU 0 to fn and unmasks the port; panics on failure. */
-evtchn_port_t xen_bind_virq(uint32_t virq, evtchn_handler_fn fn, void *data);
+/* Binds virq for vCPU cpu to fn, whose upcall alone runs it. The port
+ * stays masked until xen_evtchn_unmask(). Panics on failure. */
+evtchn_port_t xen_bind_virq(uint32_t virq, unsigned cpu, evtchn_handler_fn fn, void *data);
 
-/* Binds a new IPI port on vCPU 0 to fn and unmasks it: an event this vCPU
- * can send itself. Panics on failure. */
-evtchn_port_t xen_bind_ipi(evtchn_handler_fn fn, void *data);
+/* Binds a new IPI port for vCPU cpu to fn: an event any vCPU can send to
+ * cpu. Masked until xen_evtchn_unmask(); panics on failure. */
+evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data);
 
 void xen_evtchn_mask(evtchn_port_t port);
+/* From any vCPU: delivers an event that came while the port was masked
+ * to the vCPU the port is bound to. */
 void xen_evtchn_unmask(evtchn_port_t port);
 void xen_evtchn_clear(evtchn_port_t port);
 
@@ -35,6 +38,10 @@ void xen_force_upcall(void);
 
 /* Called by xen/event_entry.asm with events masked. */
 void xen_event_upcall(struct trap_frame *f);
+
+/* The upcall and failsafe callbacks for another vCPU's VCPUOP_initialise
+ * context (xen/smp.c): vCPU 0 registers its own in xen_events_init(). */
+void xen_events_context(struct vcpu_guest_context *c);
 __attribute__((noreturn)) void xen_failsafe(struct trap_frame *f);
 
 #endif

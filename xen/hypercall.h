@@ -84,6 +84,11 @@ static inline long HYPERVISOR_vcpu_op(int cmd, unsigned vcpu, void *arg)
     return _hypercall3(vcpu_op, cmd, vcpu, arg);
 }
 
+static inline long HYPERVISOR_set_segment_base(unsigned which, uint64_t base)
+{
+    return _hypercall2(set_segment_base, which, base);
+}
+
 static inline long HYPERVISOR_xen_version(int cmd, void *arg)
 {
     return _hypercall2(xen_version, cmd, arg);

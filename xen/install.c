@@ -4,14 +4,13 @@
 #include "xen/patch.h"
 
 /* What the patcher asks for once the tables are installed: irq_disable's
- * mask store goes inline, every other op becomes a direct call to the
+ * per-CPU mask store goes inline, every other op becomes a direct call to the
  * callee-save entry its table slot holds (xen/patch.c has the encodings). */
 const struct pv_backend *xen_site_backend(void)
 {
     static struct xen_patch_ctx ctx;
     static struct pv_backend backend;
 
-    ctx.upcall_mask_addr = (uint64_t)&xen_vcpu->evtchn_upcall_mask;
     pv_ops_current_targets(ctx.direct);
     xen_patch_backend_init(&backend, &ctx);
     return &backend;
@@ -32,15 +31,18 @@ void xen_install(void)
     /* Machine: dom0's console_io and exit through QEMU's isa-debug-exit,
      * or a domU's console ring and exit through xenstore and
      * SCHEDOP_shutdown; a panic can be reported from here on. */
+    /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
+     * CR2 from vcpu_info; the GS base by hypercall. First, as the per-CPU
+     * area is, with vCPU 0's vcpu_info moved into it. */
+    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(xen, cpu);
+    percpu_init(0);
+    xen_vcpu_info_register(0);
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
     pv_info = (struct pv_info){.name = "xen", .variant = xen_role_variant(), .caps = PV_CAP_XEN_PV};
     xen_guest_init();
     xen_traps_init();  /* exceptions reach trap_dispatch() */
     xen_events_init(); /* upcall and failsafe callbacks, every port masked */
-    /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
-     * CR2 from vcpu_info. */
-    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(xen, cpu);
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
     /* Page tables: mmu_update and mmuext_op, one at a time or batched in
@@ -51,11 +53,13 @@ void xen_install(void)
     /* Patching: the mask store inline, direct calls elsewhere; text made
      * writable for a moment by update_va_mapping. */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(xen, patch);
-    /* Time: Xen system time and the one-shot vCPU timer. */
+    /* Time: Xen system time and each vCPU's one-shot timer. */
     pv_time_ops = (struct pv_time_ops)PV_TABLE(xen, time);
-    xen_timer_init();
+    /* vCPU 0's ports: its timer, the IPI that ends its SCHEDOP_block and
+     * its lock kick port. Each other vCPU gets its own (xen/smp.c). */
+    xen_cpu_ports_init(0);
+    xen_cpu_ports_unmask();
     /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
-    xen_spinlock_init();
     pv_lock_ops = xen_lock_ops;
 }
 

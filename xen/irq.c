@@ -8,9 +8,31 @@
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
+/* A byte of this vCPU's vcpu_info, one %gs-relative instruction each: a
+ * thread moved to another vCPU between finding its vcpu_info and touching
+ * it would touch the old vCPU's mask. */
+#define VCPU_GS(field) (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, field))
+
 static void set_upcall_mask(uint8_t masked)
 {
-    __atomic_store_n(&xen_vcpu->evtchn_upcall_mask, masked, __ATOMIC_RELAXED);
+    __asm__ volatile("movb %0, %%gs:%c1" ::"qi"(masked), "i"(VCPU_GS(evtchn_upcall_mask))
+                     : "memory");
+}
+
+static uint8_t upcall_mask(void)
+{
+    uint8_t v;
+
+    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(VCPU_GS(evtchn_upcall_mask)));
+    return v;
+}
+
+static uint8_t upcall_pending(void)
+{
+    uint8_t v;
+
+    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(VCPU_GS(evtchn_upcall_pending)));
+    return v;
 }
 
 void xen_irq_disable(void)
@@ -31,13 +53,13 @@ void xen_irq_enable(void)
 {
     set_upcall_mask(0);
     compiler_barrier(); /* unmask before the check, or an event could slip between */
-    if (__atomic_load_n(&xen_vcpu->evtchn_upcall_pending, __ATOMIC_RELAXED))
+    if (upcall_pending())
         xen_force_upcall();
 }
 
 unsigned long xen_save_fl(void)
 {
-    return __atomic_load_n(&xen_vcpu->evtchn_upcall_mask, __ATOMIC_RELAXED) ? 0 : X86_EFLAGS_IF;
+    return upcall_mask() ? 0 : X86_EFLAGS_IF;
 }
 
 void xen_restore_fl(unsigned long flags)

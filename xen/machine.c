@@ -35,12 +35,13 @@ static const struct xen_role *role;
 static struct xencons_interface *console_ring;
 static evtchn_port_t console_port;
 
-/* Two budgets: a deadline in Xen system time, and a number of polls, as
- * the clock reads 0 until shared_info is mapped. */
+/* Two budgets: a deadline in this vCPU's Xen system time, the clock of
+ * SCHEDOP_poll's timeout, and a number of polls, as the clock reads 0
+ * until shared_info is mapped (or jumps, should the thread change vCPU). */
 void xen_wait_start(struct xen_wait *w, evtchn_port_t port, uint64_t timeout_ns)
 {
     w->port = port;
-    w->deadline_ns = xen_now_ns() + timeout_ns;
+    w->deadline_ns = xen_local_now_ns() + timeout_ns;
     w->polls_left = timeout_ns / WAIT_SLICE_NS * WAIT_POLLS_PER_SLICE;
 }
 
@@ -48,7 +49,7 @@ void xen_wait_start(struct xen_wait *w, evtchn_port_t port, uint64_t timeout_ns)
  * not, or at the timeout, which is absolute system time (0 means none). */
 bool xen_wait_event(struct xen_wait *w)
 {
-    uint64_t now = xen_now_ns();
+    uint64_t now = xen_local_now_ns();
     struct sched_poll poll = {.nr_ports = 1};
 
     if (now >= w->deadline_ns || w->polls_left == 0)

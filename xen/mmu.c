@@ -5,7 +5,7 @@
  *              emulation for PV guests): the slow path of 2008.
  *   hypercall  one mmu_update hypercall per pte.
  *   batch      in a lazy MMU section, updates and TLB flushes are queued
- *              in this CPU's multicall buffer (xen/multicall.c) and issued
+ *              in this vCPU's multicall buffer (xen/multicall.c) and issued
  *              at leave_lazy_mmu() or when it fills; outside one, at once.
  *
  * Every mmu_update and mmuext_op the kernel makes, in any mode, leaves
@@ -40,9 +40,23 @@ OPTION_BOOL(preserve_ad_wanted, "xen.preserve_ad",
 /* Set by xen_mmu_setup(): commits keep A/D through Xen, so start
  * need not clear the entry. Never in trap mode, which has no hypercall. */
 static bool preserve_ad;
-static bool lazy;          /* between enter_lazy_mmu() and leave_lazy_mmu() */
-static uint64_t cr3;       /* what read_cr3 returns: reading CR3 would trap */
-static struct mc_batch mc; /* this CPU's buffer: there is one CPU */
+
+/* What each vCPU keeps, touched only by that vCPU: a batch-mode lazy
+ * section masks events (xen_enter_lazy_mmu), so its thread cannot move to
+ * another vCPU halfway and two vCPUs in lazy sections at once each queue
+ * in their own buffer. */
+struct mmu_cpu {
+    bool lazy;                /* between enter_lazy_mmu() and leave_lazy_mmu() */
+    unsigned long lazy_flags; /* the event mask to restore at leave_lazy_mmu() */
+    uint64_t cr3;             /* what read_cr3 returns: reading CR3 would trap */
+    struct mc_batch mc;       /* queued while lazy */
+};
+static struct mmu_cpu mmu_cpus[MAX_CPUS];
+
+static struct mmu_cpu *this_mmu(void)
+{
+    return &mmu_cpus[cpu_index()];
+}
 
 static __attribute__((noreturn)) void report_failure(const struct mc_failure *f)
 {
@@ -84,7 +98,7 @@ static void flush_queue(void)
 {
     struct mc_failure f;
 
-    if (!mc_flush(&mc, &f))
+    if (!mc_flush(&this_mmu()->mc, &f))
         report_failure(&f);
 }
 
@@ -114,7 +128,7 @@ static void update_entry(uint64_t *ptep, uint64_t val, unsigned cmd, bool queue)
     struct mc_failure f;
 
     if (queue) {
-        if (!mc_queue_mmu_update(&mc, ptr, val, (uint64_t)ptep, &f))
+        if (!mc_queue_mmu_update(&this_mmu()->mc, ptr, val, (uint64_t)ptep, &f))
             report_failure(&f);
         return;
     }
@@ -126,8 +140,8 @@ static void mmuext(const struct mmuext_op *op)
 {
     struct mc_failure f;
 
-    if (lazy) {
-        if (!mc_queue_mmuext_op(&mc, op, &f))
+    if (this_mmu()->lazy) {
+        if (!mc_queue_mmuext_op(&this_mmu()->mc, op, &f))
             report_failure(&f);
         return;
     }
@@ -156,19 +170,19 @@ static void write_pte(uint64_t *ptep, uint64_t val, unsigned cmd)
     if (mmu_mode == XEN_MMU_TRAP)
         store_trapped(ptep, val);
     else
-        update_entry(ptep, val, cmd, lazy);
+        update_entry(ptep, val, cmd, this_mmu()->lazy);
 }
 
 uint64_t xen_read_cr3(void)
 {
-    return cr3;
+    return this_mmu()->cr3;
 }
 
 void xen_write_cr3(uint64_t v)
 {
     struct mmuext_op op = {.cmd = MMUEXT_NEW_BASEPTR, .arg1.mfn = v >> 12};
 
-    cr3 = v;
+    this_mmu()->cr3 = v;
     mmuext(&op); /* Xen ABI: the same base again still flushes the TLB */
 }
 
@@ -201,15 +215,34 @@ void xen_ptep_modify_prot_commit(uint64_t *ptep, uint64_t val)
     write_pte(ptep, val, preserve_ad ? MMU_PT_UPDATE_PRESERVE_AD : MMU_NORMAL_PT_UPDATE);
 }
 
+/* In batch mode the queue is this vCPU's until leave_lazy_mmu() issues
+ * it, so the section keeps events masked: no tick can move the thread to
+ * another vCPU in between (Linux disables preemption for the same reason).
+ * A nested enter keeps the outer section's state. */
 void xen_enter_lazy_mmu(void)
 {
-    lazy = mmu_mode == XEN_MMU_BATCH;
+    unsigned long flags = xen_save_fl();
+    struct mmu_cpu *m;
+
+    if (mmu_mode != XEN_MMU_BATCH)
+        return;
+    xen_irq_disable();
+    m = this_mmu();
+    if (m->lazy)
+        return;
+    m->lazy_flags = flags;
+    m->lazy = true;
 }
 
 void xen_leave_lazy_mmu(void)
 {
-    lazy = false;
+    struct mmu_cpu *m = this_mmu();
+
+    if (!m->lazy)
+        return;
+    m->lazy = false;
     flush_queue();
+    xen_restore_fl(m->lazy_flags);
 }
 
 /* Xen ABI: a frame may become a page table only while nothing maps it
@@ -260,8 +293,18 @@ static uint64_t read_cr3_trapped(void)
 
 void xen_mmu_init(void)
 {
-    mc_batch_init(&mc, issue, 0);
-    cr3 = read_cr3_trapped();
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+        mc_batch_init(&mmu_cpus[cpu].mc, issue, 0);
+    this_mmu()->cr3 = read_cr3_trapped();
+}
+
+/* Another vCPU starts on this vCPU's top-level table (its VCPUOP_initialise
+ * context's ctrlreg[3]): returns that table's machine address, now cpu's
+ * CR3 too. */
+uint64_t xen_mmu_cpu_init(unsigned cpu)
+{
+    mmu_cpus[cpu].cr3 = this_mmu()->cr3;
+    return mmu_cpus[cpu].cr3;
 }
 
 static bool xen_offers(unsigned feature)

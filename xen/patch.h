@@ -3,23 +3,29 @@
 #ifndef XEN_XEN_PATCH_H
 #define XEN_XEN_PATCH_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <xen/xen.h>
+
+#include "kernel/percpu.h"
 
 #include "pv/patch.h"
 #include "pv/site.h"
 
+/* Where this vCPU's event mask sits from the GS base: its vcpu_info
+ * lives in the per-CPU area (xen/cpu.c). */
+#define XEN_UPCALL_MASK_GS_OFFSET                                                                  \
+    (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, evtchn_upcall_mask))
+
 struct xen_patch_ctx {
-    /* &shared_info->vcpu_info[0].evtchn_upcall_mask; 0: unknown. */
-    uint64_t upcall_mask_addr;
     /* Per op, the callee-save asm implementation a site may call directly
      * (no indirect call left); 0: none, the site keeps its indirect call. */
     uint64_t direct[PV_OP_COUNT];
 };
 
 /* Fills *be as the "xen" backend for ctx, which must outlive *be.
- *   irq_disable: movb $1, mask(%rip) inline (7 bytes), storing to the mask
- *                byte; a direct call when the mask is not set or not in
- *                rel32 reach of the site.
+ *   irq_disable: movb $1, %gs:XEN_UPCALL_MASK_GS_OFFSET inline (9 bytes),
+ *                storing to this vCPU's mask byte.
  *   other ops:   a direct call to direct[op] when set. */
 void xen_patch_backend_init(struct pv_backend *be, const struct xen_patch_ctx *ctx);
 

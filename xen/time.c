@@ -1,5 +1,5 @@
-/* Xen's time ops: Xen's system time, read from vcpu_info, and the vCPU's
- * one-shot timer, which raises VIRQ_TIMER. */
+/* Xen's time ops: Xen's system time, read from vcpu_info, and each vCPU's
+ * one-shot timer, which raises that vCPU's VIRQ_TIMER. */
 #include "kernel/time.h"
 #include "xen/backend.h"
 #include "xen/events.h"
@@ -17,11 +17,15 @@ static uint64_t rdtsc_ordered(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* Set once a second vCPU has a timer: from then on a thread may read one
+ * vCPU's clock, then another's. */
+static bool several_clocks;
+static uint64_t latest_ns; /* the latest time any vCPU has returned */
+
 /* Xen ABI: Xen bumps version before and after it updates the record, so
  * an odd or changed version means we read a torn snapshot: read again. */
-uint64_t xen_now_ns(void)
+static uint64_t read_clock(const volatile struct vcpu_time_info *src, uint8_t *flags)
 {
-    const volatile struct vcpu_time_info *src = &xen_vcpu->time;
     struct vcpu_time_info snap;
     uint32_t version;
     uint64_t tsc;
@@ -33,18 +37,74 @@ uint64_t xen_now_ns(void)
         snap.system_time = src->system_time;
         snap.tsc_to_system_mul = src->tsc_to_system_mul;
         snap.tsc_shift = src->tsc_shift;
+        *flags = src->flags;
         tsc = rdtsc_ordered();
         compiler_barrier();
     } while ((version & 1) || version != src->version);
     return xen_system_time_ns(&snap, tsc);
 }
 
-/* Flags 0: a deadline already past fires at once rather than failing. */
+/* The record and the TSC must be the same vCPU's: a thread moved between
+ * the two reads again. */
+static uint64_t local_clock(uint8_t *flags)
+{
+    unsigned cpu;
+    uint64_t ns;
+
+    do {
+        cpu = cpu_index();
+        ns = read_clock(&((struct vcpu_info *)percpu_areas[cpu].platform)->time, flags);
+        compiler_barrier();
+    } while (cpu_index() != cpu);
+    return ns;
+}
+
+uint64_t xen_local_now_ns(void)
+{
+    uint8_t flags;
+
+    return local_clock(&flags);
+}
+
+/* Xen ABI: without XEN_PVCLOCK_TSC_STABLE_BIT each vCPU's clock is its
+ * physical CPU's, and two may disagree (under TCG on a busy host, by
+ * whole seconds): never return less than some vCPU already has, as
+ * Linux's pvclock does. */
+static uint64_t never_back(uint64_t ns, uint8_t flags)
+{
+    uint64_t latest = __atomic_load_n(&latest_ns, __ATOMIC_RELAXED);
+
+    if (!__atomic_load_n(&several_clocks, __ATOMIC_RELAXED) || (flags & XEN_PVCLOCK_TSC_STABLE_BIT))
+        return ns;
+    do {
+        if (ns <= latest)
+            return latest;
+    } while (!__atomic_compare_exchange_n(&latest_ns, &latest, ns, true, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return ns;
+}
+
+uint64_t xen_now_ns(void)
+{
+    uint8_t flags;
+    uint64_t ns = local_clock(&flags);
+
+    return never_back(ns, flags);
+}
+
+/* Flags 0: a deadline already past fires at once rather than failing.
+ * Xen ABI: VCPUOP_set_singleshot_timer acts on the calling vCPU only
+ * (-EINVAL for another), so this runs with events masked, on the vCPU
+ * whose timer it arms; and its deadline is that vCPU's own clock, which
+ * may be behind xen_now_ns(): the deadline moves back by the difference. */
 void xen_timer_oneshot(uint64_t deadline_ns)
 {
-    struct vcpu_set_singleshot_timer t = {.timeout_abs_ns = deadline_ns, .flags = 0};
+    uint8_t flags;
+    uint64_t local = local_clock(&flags), behind = never_back(local, flags) - local;
+    struct vcpu_set_singleshot_timer t = {
+        .timeout_abs_ns = deadline_ns > behind ? deadline_ns - behind : 0, .flags = 0};
 
-    xen_must(HYPERVISOR_vcpu_op(VCPUOP_set_singleshot_timer, 0, &t),
+    xen_must(HYPERVISOR_vcpu_op(VCPUOP_set_singleshot_timer, cpu_index(), &t),
              "vcpu_op set_singleshot_timer");
 }
 
@@ -55,9 +115,12 @@ static void timer_event(evtchn_port_t port, struct trap_frame *f, void *data)
 }
 
 /* Xen starts every vCPU with a periodic timer; the kernel asks for each
- * tick itself, so stop it and take VIRQ_TIMER for the one-shot timer. */
-void xen_timer_init(void)
+ * tick itself, so stop it (Xen ABI: allowed for any vCPU of ours, up or
+ * not) and bind cpu's VIRQ_TIMER, a per-vCPU VIRQ, for its one-shot. */
+evtchn_port_t xen_timer_init(unsigned cpu)
 {
-    xen_must(HYPERVISOR_vcpu_op(VCPUOP_stop_periodic_timer, 0, 0), "vcpu_op stop_periodic_timer");
-    xen_bind_virq(VIRQ_TIMER, timer_event, 0);
+    xen_must(HYPERVISOR_vcpu_op(VCPUOP_stop_periodic_timer, cpu, 0), "vcpu_op stop_periodic_timer");
+    if (cpu != 0)
+        __atomic_store_n(&several_clocks, true, __ATOMIC_RELAXED);
+    return xen_bind_virq(VIRQ_TIMER, cpu, timer_event, 0);
 }

@@ -39,3 +39,12 @@ void xen_traps_init(void)
     }
     xen_must(HYPERVISOR_set_trap_table(trap_table), "set_trap_table");
 }
+
+/* The same table for another vCPU, through its VCPUOP_initialise context:
+ * Xen ABI, set_trap_table applies to the calling vCPU only, and trap_ctxt
+ * is indexed by vector (address 0: no handler). */
+void xen_traps_context(struct vcpu_guest_context *c)
+{
+    for (unsigned v = 0; v < XEN_TRAP_VECTORS; v++)
+        c->trap_ctxt[v] = trap_table[v];
+}

@@ -14,6 +14,7 @@
 
 #include <xen/xen.h>
 #include <xen/callback.h>
+#include <xen/errno.h>
 #include <xen/event_channel.h>
 #include <xen/features.h>
 #include <xen/memory.h>

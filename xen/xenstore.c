@@ -114,11 +114,11 @@ static const char *transact(uint32_t type, const char *path, const char *value, 
 
     if (unusable)
         return unusable;
-    if (busy)
-        return "busy: a request was interrupted";
-    busy = true;
+    /* Atomic: the request another vCPU has under way is just as busy. */
+    if (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
+        return "busy: a request was interrupted, or another vCPU's is under way";
     err = exchange(type, path, value, buf, len);
-    busy = false;
+    __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
 }
 

@@ -95,6 +95,8 @@ static inline void cpu_halt_forever(void)
 }
 
 #define MSR_EFER 0xc0000080
+#define MSR_GS_BASE 0xc0000101 /* the base %gs: operands use in 64-bit mode */
+#define EFER_LMA (1ULL << 10)  /* long mode active: the CPU's to set */
 #define EFER_NXE (1ULL << 11)
 #define CR0_WP (1ULL << 16)
 

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "arch/x86/trap_frame.h"
+#include "kernel/percpu.h"
 #include "mm/kernel_map.h"
 
 struct tss {
@@ -33,29 +34,39 @@ struct descriptor_table_pointer {
 #define GATE_INTERRUPT_DPL0 0x8e /* present, 64-bit interrupt gate: IF cleared on entry */
 #define TSS_AVAILABLE 0x89
 
-/* One guard page then the stack; kernel_map leaves the guard unmapped. */
-static uint8_t double_fault_stack_area[DOUBLE_FAULT_GUARD_SIZE + DOUBLE_FAULT_STACK_SIZE]
+/* Each CPU's #DF stack, above a guard page kernel_map leaves unmapped. */
+struct double_fault_slot {
+    uint8_t guard[DOUBLE_FAULT_GUARD_SIZE];
+    uint8_t stack[DOUBLE_FAULT_STACK_SIZE];
+};
+_Static_assert(sizeof(struct double_fault_slot) % 4096 == 0, "guards must stay page-aligned");
+static struct double_fault_slot double_fault_stacks[MAX_CPUS]
     __attribute__((aligned(4096), section(".bss.page_aligned")));
-GUARD_PAGES(double_fault_stack, double_fault_stack_area, 0, 1);
+GUARD_PAGES(double_fault_stacks, double_fault_stacks[0].guard, sizeof(struct double_fault_slot),
+            MAX_CPUS);
 
-static struct tss tss;
-static struct idt_gate idt[256];
-static uint64_t gdt[5] = {
+/* One GDT and TSS per CPU: ltr marks a TSS busy, so no two CPUs can load
+ * the same one, and each needs its own #DF stack in it. The IDT is shared. */
+#define GDT_ENTRIES 5
+static const uint64_t gdt_template[GDT_ENTRIES] = {
     0,
     0x00af9a000000ffff, /* KERNEL_CS: 64-bit code, ring 0 */
     0x00cf92000000ffff, /* KERNEL_DS */
     0,
     0, /* TSS_SELECTOR: a 16-byte system descriptor, filled at run time */
 };
+static uint64_t gdt[MAX_CPUS][GDT_ENTRIES];
+static struct tss tss[MAX_CPUS];
+static struct idt_gate idt[256];
 
-static void gdt_set_tss(void)
+static void gdt_set_tss(uint64_t *g, const struct tss *t)
 {
-    uint64_t base = (uint64_t)&tss;
-    uint64_t limit = sizeof(tss) - 1;
+    uint64_t base = (uint64_t)t;
+    uint64_t limit = sizeof(*t) - 1;
 
-    gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | ((uint64_t)TSS_AVAILABLE << 40) |
-             (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
-    gdt[4] = base >> 32;
+    g[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | ((uint64_t)TSS_AVAILABLE << 40) |
+           (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+    g[4] = base >> 32;
 }
 
 static void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist)
@@ -70,9 +81,9 @@ static void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist)
     };
 }
 
-static void load_gdt_and_segments(void)
+static void load_gdt_and_segments(const uint64_t *g)
 {
-    struct descriptor_table_pointer p = {sizeof(gdt) - 1, (uint64_t)gdt};
+    struct descriptor_table_pointer p = {GDT_ENTRIES * sizeof(*g) - 1, (uint64_t)g};
 
     __asm__ volatile("lgdt %0\n\t"
                      "pushq %1\n\t"
@@ -89,16 +100,30 @@ static void load_gdt_and_segments(void)
                      : "rax", "memory");
 }
 
-void descriptors_init_native(void)
+/* The calling CPU's GDT, with its TSS and #DF stack, and the IDT. */
+static void load_cpu_tables(unsigned cpu)
 {
     struct descriptor_table_pointer idtr = {sizeof(idt) - 1, (uint64_t)idt};
+    struct tss *t = &tss[cpu];
 
-    tss.ist[IST_DOUBLE_FAULT - 1] =
-        (uint64_t)(double_fault_stack_area + sizeof(double_fault_stack_area));
-    tss.iomap_base = sizeof(tss); /* no I/O bitmap */
-    gdt_set_tss();
-    load_gdt_and_segments();
+    t->ist[IST_DOUBLE_FAULT - 1] =
+        (uint64_t)(double_fault_stacks[cpu].stack + DOUBLE_FAULT_STACK_SIZE);
+    t->iomap_base = sizeof(*t); /* no I/O bitmap */
+    for (unsigned i = 0; i < GDT_ENTRIES; i++)
+        gdt[cpu][i] = gdt_template[i];
+    gdt_set_tss(gdt[cpu], t);
+    load_gdt_and_segments(gdt[cpu]);
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void descriptors_init_native(void)
+{
     for (unsigned v = 0; v < 256; v++)
         idt_set_gate(v, trap_stubs[v], v == TRAP_DF ? IST_DOUBLE_FAULT : 0);
-    __asm__ volatile("lidt %0" : : "m"(idtr));
+    load_cpu_tables(0);
+}
+
+void descriptors_init_secondary(unsigned cpu)
+{
+    load_cpu_tables(cpu);
 }

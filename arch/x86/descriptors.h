@@ -11,7 +11,13 @@
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
+/* The boot CPU: fills the IDT every CPU shares, loads it and CPU 0's GDT
+ * and TSS. */
 void descriptors_init_native(void);
+
+/* A secondary CPU: loads its own GDT and TSS (with its own #DF stack) and
+ * the shared IDT. */
+void descriptors_init_secondary(unsigned cpu);
 
 #define DOUBLE_FAULT_GUARD_SIZE 4096
 #define DOUBLE_FAULT_STACK_SIZE 8192

@@ -1,4 +1,4 @@
-/* The local APIC: enabling it, EOI, and its timer in one-shot mode
+/* The local APIC: enabling it, EOI, IPIs, and its timer in one-shot mode
  * (Intel SDM vol. 3, chapter 11). */
 #include "arch/x86/lapic.h"
 
@@ -7,15 +7,19 @@
 #include "kernel/clock_scale.h"
 #include "kernel/exit.h"
 #include "kernel/time.h"
+#include "pv/irq.h"
 
 #define MSR_APIC_BASE 0x1b
 #define APIC_BASE_X2APIC (1ULL << 10)
 #define APIC_BASE_ENABLE (1ULL << 11)
 #define APIC_BASE_ADDR_MASK 0x000ffffffffff000ULL
 
+#define LAPIC_ID 0x020
 #define LAPIC_TPR 0x080
 #define LAPIC_EOI 0x0b0
 #define LAPIC_SVR 0x0f0
+#define LAPIC_ICR_LOW 0x300
+#define LAPIC_ICR_HIGH 0x310
 #define LAPIC_LVT_TIMER 0x320
 #define LAPIC_TIMER_INITIAL 0x380
 #define LAPIC_TIMER_CURRENT 0x390
@@ -24,8 +28,12 @@
 #define SVR_SOFTWARE_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
 #define LVT_TIMER_ONESHOT (0u << 17)
-#define TIMER_DIVIDE_BY_1 0xb /* divide configuration 1011b */
+#define TIMER_DIVIDE_BY_1 0xb       /* divide configuration 1011b */
+#define ICR_SEND_PENDING (1u << 12) /* delivery status */
+#define ICR_POLL_LIMIT 1000000      /* reads of an ICR that never goes idle */
 
+/* Shared by every CPU: each sees its own APIC at the one address, and
+ * every APIC timer counts the bus clock the boot CPU calibrated. */
 static volatile uint32_t *lapic_regs;
 static struct clock_scale ns_to_ticks;
 
@@ -50,6 +58,13 @@ static void ignore_spurious(struct trap_frame *f)
     (void)f;
 }
 
+/* An IPI only ends a halt: what it interrupted finds its own work. */
+static void on_ipi(struct trap_frame *f)
+{
+    (void)f;
+    lapic_eoi();
+}
+
 /* Identity-mapped from the start: the boot tables cover the low 4 GiB, and
  * the kernel map adds the page uncached (arch/x86/native/kernel_map.c). */
 void lapic_init(void)
@@ -64,10 +79,43 @@ void lapic_init(void)
         wrmsr(MSR_APIC_BASE, base | APIC_BASE_ENABLE);
     lapic_regs = (volatile uint32_t *)(base & APIC_BASE_ADDR_MASK);
     trap_set_handler(LAPIC_SPURIOUS_VECTOR, ignore_spurious);
+    trap_set_handler(LAPIC_IPI_VECTOR, on_ipi);
     lapic_write(LAPIC_TPR, 0); /* accept every priority class */
     lapic_write(LAPIC_SVR, SVR_SOFTWARE_ENABLE | LAPIC_SPURIOUS_VECTOR);
     lapic_write(LAPIC_TIMER_DIVIDE, TIMER_DIVIDE_BY_1);
     lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_VECTOR);
+}
+
+uint8_t lapic_id(void)
+{
+    return lapic_read(LAPIC_ID) >> 24;
+}
+
+static bool icr_wait_idle(void)
+{
+    for (unsigned polls = 0; lapic_read(LAPIC_ICR_LOW) & ICR_SEND_PENDING; polls++) {
+        if (polls == ICR_POLL_LIMIT)
+            return false;
+        __builtin_ia32_pause();
+    }
+    return true;
+}
+
+/* SDM 11.6.1: writing the low word sends, so the pair must not be split
+ * by an interrupt handler sending one of its own; and software waits for
+ * the delivery status to go idle before the next. */
+bool lapic_send_ipi(uint8_t dest, uint32_t command)
+{
+    unsigned long flags = irq_save();
+    bool sent = icr_wait_idle();
+
+    if (sent) {
+        lapic_write(LAPIC_ICR_HIGH, (uint32_t)dest << 24);
+        lapic_write(LAPIC_ICR_LOW, command);
+        sent = icr_wait_idle();
+    }
+    irq_restore(flags);
+    return sent;
 }
 
 void lapic_eoi(void)

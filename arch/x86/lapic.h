@@ -2,16 +2,32 @@
 #ifndef ARCH_X86_LAPIC_H
 #define ARCH_X86_LAPIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define LAPIC_TIMER_VECTOR 0xf0 /* the highest priority class */
+#define LAPIC_IPI_VECTOR 0xf1   /* a wake-up: its handler only sends EOI */
 #define LAPIC_SPURIOUS_VECTOR 0xff
+
+/* ICR command words (Intel SDM vol. 3, 11.6.1): delivery mode, level. */
+#define LAPIC_ICR_FIXED 0x0000u
+#define LAPIC_ICR_INIT 0x0500u
+#define LAPIC_ICR_STARTUP 0x0600u
+#define LAPIC_ICR_ASSERT 0x4000u
 
 /* Where the registers are, from IA32_APIC_BASE; the kernel map maps them. */
 uint64_t lapic_phys_base(void);
 
-/* Enables the APIC with its timer masked and dividing by 1. */
+/* Enables the calling CPU's APIC with its timer masked and dividing by 1;
+ * each CPU calls it for its own. */
 void lapic_init(void);
+
+/* The calling CPU's APIC id (bits 31:24 of the ID register). */
+uint8_t lapic_id(void);
+
+/* Sends one IPI, command (LAPIC_ICR_*, with the vector for fixed and
+ * startup IPIs) to APIC id dest; false if the ICR stayed busy. */
+bool lapic_send_ipi(uint8_t dest, uint32_t command);
 
 /* Ends the interrupt being serviced, so lower or equal ones can come. */
 void lapic_eoi(void);

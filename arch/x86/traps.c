@@ -6,6 +6,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/ksyms.h"
+#include "kernel/percpu.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "mm/kernel_map.h"
@@ -107,16 +108,24 @@ static void dump_backtrace(const struct trap_frame *f)
     }
 }
 
+/* The CPU that trapped. Until percpu_init(0) the GS base is not ours,
+ * but then only the boot CPU runs. */
+static unsigned trap_cpu(void)
+{
+    return percpu_areas[0].self ? cpu_index() : 0;
+}
+
 void trap_fatal(const struct trap_frame *f, const char *why)
 {
-    static int nesting;
+    static int nesting[MAX_CPUS];
+    unsigned cpu = trap_cpu();
     char verdict[64];
 
-    if (nesting++) {
+    if (nesting[cpu]++) {
         console_write("trap: fault while reporting a fault\n", 36);
         pv_machine_ops.exit(EXIT_FAILURE);
     }
-    kprintf("trap: %s, vector %lu, %s\n", trap_name(f->vector), f->vector, why);
+    kprintf("trap: %s, vector %lu, cpu %u, %s\n", trap_name(f->vector), f->vector, cpu, why);
     if (f->vector == TRAP_PF)
         kprintf("  cr2 %016lx (%s, %s, %s)\n", read_cr2(), (f->error_code & 2) ? "write" : "read",
                 (f->error_code & 1) ? "protection" : "not present",

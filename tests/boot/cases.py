@@ -157,8 +157,9 @@ CASES = [
 # another CPU model, instruction-counted time, little memory, and Xen.
 SCHED_SELFTEST = [
     r"^sched: round robin, \d+ ms slices, [a-z ]+ spinlocks$",
-    r"^sched: 16 thread stacks of 16 KiB, each above an unmapped guard page$",
-    r"^sched: 2 spinning threads both ran \(a=[1-9]\d* b=[1-9]\d*, [1-9]\d* preemptions\)$",
+    r"^sched: 24 thread stacks of 16 KiB, each above an unmapped guard page$",
+    r"^sched: \d spinning threads all ran \(a=[1-9]\d* b=[1-9]\d*, [1-9]\d* preemptions\)$",
+    r"^sched: work per CPU: cpu0=[1-9]\d*( cpu\d=[1-9]\d*)*$",
     r"^sched: contended [a-z ]+ lock kept 40 increments exact",
     # The checksum of messages 0..999999 in order, worked out independently.
     r"^sched: channel moved 1000000 messages, checksum 0x9ba02fd4e6cbb640 ",
@@ -463,4 +464,37 @@ CASES += [
          expect=[r"^patchbay: FAIL dom0: xl create exited with status \d+: .*no loader found"],
          last_line=FAIL, status=103,
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
+]
+
+# Several CPUs (tools/run --smp): every CPU reports in and does some of the
+# spinning threads' work, and the lock and channel self-tests stay exact.
+# Under --icount QEMU runs the CPUs in turn, deterministically; one case
+# runs them on parallel host threads.
+def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NATIVE_TIMEOUT):
+    work = " ".join(r"cpu%d=[1-9]\d*" % c for c in range(cpus))
+    ups = [r"^smp: cpu %d up \(%s\)$" % (c, how % c) for c in range(1, cpus)]
+    return sched_boot(name, args, cmdline, method, timeout=timeout,
+                      expect=ups + [r"^smp: %d CPUs running$" % cpus,
+                                    r"^sched: work per CPU: %s$" % work,
+                                    r"^mm: W\^X check: 0 pages writable and executable$"])
+
+
+NATIVE_UP = r"APIC id %d, INIT-SIPI-SIPI"
+XEN_UP = r"vCPU %d, VCPUOP_initialise \+ VCPUOP_up"
+CASES += [
+    smp_boot("smp-pvh-2", ["--smp", "2", "--icount"], 2, NATIVE_UP),
+    smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP),
+    smp_boot("smp-iso-4", ["--iso", "--smp", "4", "--icount"], 4, NATIVE_UP,
+             method="native/multiboot2"),
+    smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240),
+    smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",
+             timeout=XEN_TIMEOUT),
+    smp_boot("smp-xen-4", ["--xen", "--smp", "4", "--icount"], 4, XEN_UP, "xen-pv",
+             timeout=XEN_TIMEOUT),
+    # More vCPUs than QEMU has CPUs: Xen time-shares them.
+    smp_boot("smp-xen-overcommit", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
+             XEN_UP, "xen-pv", timeout=XEN_TIMEOUT),
+    # smp.cpus= caps what starts.
+    sched_boot("smp-cpus-1", ["--smp", "4", "--icount"], "smp.cpus=1",
+               expect=[r"^smp: 1 CPU running$"]),
 ]

@@ -33,6 +33,9 @@ FUZZ_SRCS_mb2 := kernel/mb2_parse.c kernel/boot_info.c
 FUZZ_TARGETS += pvh
 FUZZ_SRCS_pvh := kernel/pvh_parse.c kernel/boot_info.c
 
+FUZZ_TARGETS += acpi
+FUZZ_SRCS_acpi := kernel/acpi_parse.c kernel/printf.c
+
 FUZZ_TARGETS += xen_start_info
 FUZZ_SRCS_xen_start_info := xen/start_info.c kernel/boot_info.c
 

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fuzz_input in = {data, size};
     uint64_t start = fuzz_take(&in, 8);
     unsigned mode = (unsigned)fuzz_take(&in, 1);
-    struct xen_patch_ctx xen = {.upcall_mask_addr = fuzz_take(&in, 8)};
+    struct xen_patch_ctx xen = {0};
     uint64_t direct_base = fuzz_take(&in, 8);
     uint32_t direct_mask = (uint32_t)fuzz_take(&in, 4);
     size_t text_len = (size_t)fuzz_take(&in, 1), errlen = err_sizes[(mode >> 2) & 3];

@@ -13,9 +13,9 @@
 
 static char *const option_sets[][8] = {
     {"pvemit", NULL},
-    {"pvemit", "--xen-mask", "ffffffff80001000", NULL},
-    {"pvemit", "--xen-shared-info", "1000", "--xen-direct", "irq_enable=ffffffff80002000",
-     "--xen-direct", "save_fl=7fff0000", NULL},
+    {"pvemit", "--xen", NULL},
+    {"pvemit", "--xen", "--xen-direct", "irq_enable=ffffffff80002000", "--xen-direct",
+     "save_fl=7fff0000", NULL},
     {"pvemit", "--xen-direct", "restore_fl=ffffffff80002000", NULL},
 };
 #define NR_OPTION_SETS (sizeof(option_sets) / sizeof(option_sets[0]))

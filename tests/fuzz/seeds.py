@@ -109,6 +109,54 @@ def pvh():
     }
 
 
+def acpi_sum(b, at):
+    """b with the byte at `at` set so that all of b sums to 0 (mod 256)."""
+    b = bytearray(b)
+    b[at] = 0
+    b[at] = -sum(b) & 0xff
+    return bytes(b)
+
+
+def acpi_table(sig, body):
+    return acpi_sum(sig + u32(36 + len(body)) + b"\x01\x00" + b"PBAYTS" + b"\0" * 20 + body, 9)
+
+
+def acpi_seed(cpus, rev=0, find=True, extra=b"", lapic=0xfee00000):
+    """u64 rsdp_pa (0 when find), then the window at 0xe0000: the RSDP at
+    0x10, the root table at 0x40, the MADT at 0x100 listing cpus, a list
+    of (type, id, flags) with type 0 or 9, then extra entries."""
+    base = 0xe0000
+    entries = b""
+    for t, apic_id, flags in cpus:
+        if t == 0:
+            entries += bytes([0, 8, 0, apic_id]) + u32(flags)
+        else:
+            entries += bytes([9, 16, 0, 0]) + u32(apic_id) + u32(flags) + u32(0)
+    madt = acpi_table(b"APIC", u32(lapic) + u32(1) + entries + extra)
+    if rev >= 2:
+        root = acpi_table(b"XSDT", u64(base + 0x100))
+    else:
+        root = acpi_table(b"RSDT", u32(base + 0x100))
+    rsdp = acpi_sum(b"RSD PTR \0PBAYTS" + bytes([rev]) + u32(base + 0x40), 8)
+    if rev >= 2:
+        rsdp = acpi_sum(rsdp + u32(36) + u64(base + 0x40) + b"\0" * 4, 32)
+    window = (b"\0" * 0x10 + rsdp).ljust(0x40, b"\0") + root
+    window = window.ljust(0x100, b"\0") + madt
+    return u64(0 if find else base + 0x10) + window
+
+
+def acpi():
+    lapics = [(0, i, 1) for i in range(4)]
+    return {
+        "qemu_one": acpi_seed([(0, 0, 1)]),
+        "xsdt_four": acpi_seed(lapics, rev=2, find=False),
+        "disabled_and_x2apic": acpi_seed([(0, 0, 1), (0, 1, 0), (9, 7, 1), (9, 300, 1), (9, 0, 1)]),
+        "ten_and_override": acpi_seed([(0, i, 1) for i in range(10)],
+                                      extra=bytes([5, 12, 0, 0]) + u64(0xfee00000)),
+        "entry_length_0": acpi_seed(lapics, extra=bytes([1, 0]) + b"\0" * 10),
+    }
+
+
 def xen_seed(nr_pages=0x8000, magic=b"xen-3.0-x86_64", cmdline=b"console=xen\0", page_addr=None):
     kend = 0xffffffff80200000
     page_addr = page_addr if page_addr is not None else kend + 0x40000
@@ -172,7 +220,7 @@ def pvemit():
     lines = "".join(f"ffffffff8100{i:02x}00 {op} {7 + i % 9}\n" for i, op in enumerate(OPS))
     return {
         "plain": b"\x00" + lines.encode(),
-        "xen_mask": b"\x01" + lines.encode(),
+        "xen": b"\x01" + lines.encode(),
         "xen_direct": b"\x02ffffffff81000000 irq_enable 12\n7fff0000 save_fl 10\n",
         "bad_line": b"\x03ffffffff81000000 restore_fl 6\nzz nosuchop 7\n",
         "too_long": b"\x00ffffffffffffffff irq_disable 99\n0 safe_halt 5\n",
@@ -180,7 +228,7 @@ def pvemit():
 
 
 def main():
-    for name in ("cmdline", "boot_info", "mb2", "pvh", "xen_start_info", "pv_site",
+    for name in ("cmdline", "boot_info", "mb2", "pvh", "acpi", "xen_start_info", "pv_site",
                  "bench_select", "pvemit"):
         write(name, globals()[name]())
 

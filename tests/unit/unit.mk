@@ -66,6 +66,10 @@ UNIT_SRCS_bench := bench/stats.c bench/select.c bench/order.c bench/needs.c
 UNIT_TESTS += ksyms
 UNIT_SRCS_ksyms := kernel/ksyms.c
 
+# Builds ACPI tables in a memory image; also the multiboot2 door's RSDP tags.
+UNIT_TESTS += acpi_parse
+UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c kernel/boot_info.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.

@@ -16,3 +16,9 @@ uint64_t native_read_cr2(void)
     __asm__ volatile("mov %%cr2, %0" : "=r"(v));
     return v;
 }
+
+/* Nothing here executes swapgs, so the GS base stays this CPU's. */
+void native_set_percpu_base(uint64_t base)
+{
+    wrmsr(MSR_GS_BASE, base);
+}

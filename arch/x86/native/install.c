@@ -4,6 +4,7 @@
 #include "arch/x86/native/patch.h"
 #include "arch/x86/serial.h"
 #include "kernel/cmdline.h"
+#include "kernel/percpu.h"
 #include "pv/lock_ops.h"
 
 /* The 2016 LKML proposal: a restore that never has to disable can be a
@@ -33,8 +34,10 @@ void native_install(void)
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(native, machine);
     pv_info = (struct pv_info){.name = "native", .caps = 0};
     descriptors_init_native();
-    /* CPU: the cpuid instruction and CR2. */
+    /* CPU: the cpuid instruction, CR2 and the GS base MSR, which points
+     * at the boot CPU's per-CPU area from here on. */
     pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(native, cpu);
+    percpu_init(0);
     /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(native, irq);
     /* Page tables: plain stores, invlpg, mov to and from %cr3; entries

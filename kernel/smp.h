@@ -1,0 +1,21 @@
+/* Several CPUs: starting the others once the boot CPU has patched every
+ * site, and what each one runs once it is up. */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include <stdbool.h>
+
+/* Starts every CPU the platform offers (smp.cpus= caps them), each on an
+ * idle thread of its own, and prints one line per CPU and a summary. Call
+ * once, after sched_init(). */
+void smp_start_cpus(void);
+
+/* Where a secondary CPU's bring-up ends: its backend has it in long mode
+ * on the stack start_cpu was given, its GS base set (percpu_init(cpu)),
+ * traps and its timer working, interrupts disabled. Never returns. */
+__attribute__((noreturn)) void smp_cpu_main(unsigned cpu);
+
+/* How many CPUs are running kernel code (1 until smp_start_cpus). */
+unsigned smp_cpus_online(void);
+
+#endif
