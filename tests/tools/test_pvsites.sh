@@ -155,7 +155,7 @@ expect_row() {
     want="$addr $op $len $clob $func+$(hex $((addr - faddr))) $section"
     check "row $label" contains "$(tr -s ' ' <<<"$plain")" "$want"
 }
-expect_row site_irq_disable irq_disable 7 - fixture_irq .text
+expect_row site_irq_disable irq_disable 9 - fixture_irq .text
 expect_row site_save_fl save_fl 6 rax fixture_irq .text
 expect_row site_restore_fl restore_fl 9 - fixture_irq .text
 expect_row site_read_cr3 read_cr3 6 rax fixture_mmu .text
@@ -187,7 +187,7 @@ for name, value in syms.items():
     assert s["offset"] == value - syms[s["function"]], s
     if name != "site_cold":
         assert s["op"] == name[len("site_"):], s
-want = {"irq_disable": 7, "restore_fl": 9}
+want = {"irq_disable": 9, "restore_fl": 9}
 for s in sites:
     assert s["len"] == want.get(s["op"], 6), s
     assert s["clobbers"] == (["rax"] if s["op"] in ("save_fl", "read_cr3",
@@ -207,14 +207,13 @@ site_block() {
         <<<"$disasm"
 }
 
-mask=$(hex $(($(sym "$fixture" xen_shared_info_page) + 1))) # vcpu_info[0].evtchn_upcall_mask
 block=$(site_block site_irq_disable)
 check "original is the indirect call" contains "$block" "call   *"
 check "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
-check "native irq_disable bytes" contains "$block" "native              fa 66 0f 1f 44 00 00"
+check "native irq_disable bytes" contains "$block" "native              fa 0f 1f 84 00 00 00 00 00"
 check "native irq_disable cli" contains "$block" "cli"
 check "xen irq_disable movb" contains "$block" "movb   \$0x1,"
-check "xen irq_disable stores to the mask" contains "$block" "# $mask <xen_shared_info_page+0x1>"
+check "xen irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
 check "irq_disable shows one native form" test "$(grep -c 'native' <<<"$block")" -eq 1
 
 block=$(site_block site_restore_fl)
@@ -248,7 +247,7 @@ check "json --disasm has backends" python3 -c '
 import json, sys
 sites = json.load(sys.stdin)
 s = next(s for s in sites if s["op"] == "irq_disable")
-assert s["backends"]["xen"]["bytes"].startswith("c6 05"), s
+assert s["backends"]["xen"]["bytes"].startswith("65 c6 04 25"), s
 assert s["backends"]["native"]["result"] == "inline", s
 ' <<<"$json_disasm"
 
