@@ -52,9 +52,10 @@ struct sched_cpu {
     struct thread *idle;   /* runs when nothing else can; never queued */
     uint64_t next_tick_ns; /* when the running thread's slice ends */
     uint64_t armed_ns;     /* what this CPU's one-shot is set for */
-    bool halted;           /* in safe_halt, or about to be: wake with an IPI */
 };
 static struct sched_cpu sched_cpus[MAX_CPUS];
+static unsigned halted_cpus; /* bit c: CPU c is in safe_halt, or about to be */
+_Static_assert(MAX_CPUS <= 32, "halted_cpus has a bit per CPU");
 
 static struct sched_cpu *this_sched(void)
 {
@@ -69,15 +70,13 @@ static struct sched_cpu *this_sched(void)
  * interrupt pending until hlt; under Xen the event is pending). */
 static void wake_idle_cpu(void)
 {
-    unsigned self = cpu_index();
+    unsigned others = halted_cpus & ~(1u << cpu_index());
 
-    for (unsigned c = 0; c < MAX_CPUS; c++) {
-        if (c != self && sched_cpus[c].halted) {
-            sched_cpus[c].halted = false;
-            pv_cpu_ops.send_ipi(c);
-            return;
-        }
-    }
+    if (others == 0)
+        return;
+    unsigned c = (unsigned)__builtin_ctz(others);
+    halted_cpus &= ~(1u << c);
+    pv_cpu_ops.send_ipi(c);
 }
 
 static void enqueue(struct thread *t)
@@ -274,7 +273,10 @@ static void idle_loop(void *unused)
         irq_disable();
         spin_lock(&sched_lock);
         bool nothing_to_run = thread_list_empty(&run_queue);
-        this_sched()->halted = nothing_to_run;
+        if (nothing_to_run)
+            halted_cpus |= 1u << cpu_index();
+        else
+            halted_cpus &= ~(1u << cpu_index());
         spin_unlock(&sched_lock);
         if (nothing_to_run) {
             safe_halt();
