@@ -129,7 +129,8 @@ bench: $(IMAGE)
 	tools/bench $(if $(filter 1,$(ICOUNT)),--icount)
 
 # Every benchmark in every configuration with few iterations (their checks,
-# never their timings), and two icount runs that must count the same.
+# never their timings), and icount runs twice, on one CPU and on two, that
+# must count the same.
 bench-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
 	tests/bench/test_bench.sh

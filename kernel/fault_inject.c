@@ -2,7 +2,8 @@
  * deliberate faults, so the tests can check that each one prints a dump
  * and ends the run with one verdict line and a failure status, on every
  * door. fault=cli runs an unpatched cli: legal in ring 0, a #GP in a Xen
- * PV kernel, which runs in ring 3. */
+ * PV kernel, which runs in ring 3. fault.cpu=N has a thread running on
+ * CPU N commit it, so the trap path is tested on a secondary CPU too. */
 #include "kernel/fault_inject.h"
 
 #include <stdint.h>
@@ -10,9 +11,13 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/percpu.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/thread.h"
+#include "kernel/time.h"
 #include "arch/x86/cpu.h"
+#include "pv/irq.h"
 
 enum fault_kind {
     FAULT_NONE,
@@ -35,6 +40,16 @@ static const char *const fault_choices[] = {
     "thread-stack", "canary", "wl-mutator", "wl-handler", "cli", 0};
 static int fault_kind = FAULT_NONE;
 OPTION_ENUM(fault_kind, "fault", fault_choices, "commit a deliberate fault after boot");
+
+/* Unset, the fault is committed wherever the boot thread runs. */
+#define FAULT_ANY_CPU UINT64_MAX
+static uint64_t fault_cpu = FAULT_ANY_CPU;
+OPTION_UINT(fault_cpu, "fault.cpu", 0, MAX_CPUS - 1, "the CPU that commits the fault");
+
+/* How long the threads of fault.cpu= look for their CPU before the run
+ * ends saying none found it: far longer than placing them takes. */
+#define SEEK_TIMEOUT_NS (1000 * NSEC_PER_MSEC)
+static uint64_t seek_deadline_ns;
 
 #define UNMAPPED_ADDRESS 0x8 /* page 0 is never mapped */
 #define NON_CANONICAL_ADDRESS 0x8000000000000000ULL
@@ -72,7 +87,20 @@ static void smash_canary_and_yield(void *arg)
 
 static void announce(void)
 {
-    kprintf("fault: committing a deliberate %s fault\n", fault_choices[fault_kind]);
+    if (fault_cpu == FAULT_ANY_CPU)
+        kprintf("fault: committing a deliberate %s fault\n", fault_choices[fault_kind]);
+    else
+        kprintf("fault: committing a deliberate %s fault on cpu %u\n", fault_choices[fault_kind],
+                cpu_index());
+}
+
+/* fault.cpu= places only a fault the seeking thread commits itself: the
+ * others happen in whatever thread reaches their code, on any CPU. */
+static __attribute__((noreturn)) void refuse_unplaceable(void)
+{
+    kprintf("fault: fault.cpu= cannot place a %s fault, only pf|ud|gp|de|stack|guard|cli\n",
+            fault_choices[fault_kind]);
+    kernel_exit(EXIT_FAILURE, "fault.cpu= cannot place this fault");
 }
 
 void fault_inject_point(enum fault_point point)
@@ -81,6 +109,8 @@ void fault_inject_point(enum fault_point point)
 
     if ((point == FAULT_IN_MUTATOR && fault_kind == FAULT_WL_MUTATOR) ||
         (point == FAULT_IN_WRITE_HANDLER && fault_kind == FAULT_WL_HANDLER)) {
+        if (fault_cpu != FAULT_ANY_CPU)
+            refuse_unplaceable();
         announce();
         *unmapped = 1;
     }
@@ -125,6 +155,57 @@ static void commit(void)
     }
 }
 
+/* What follows a fault that returned: fault=cli natively, or a bug. */
+static __attribute__((noreturn)) void did_not_trap(void)
+{
+    kprintf("fault: the %s fault did not trap\n", fault_choices[fault_kind]);
+    kernel_exit(EXIT_FAILURE, "the deliberate fault did not trap");
+}
+
+/* The scheduler cannot pin a thread, and a thread that yields alone on a
+ * CPU gets that same CPU back. So one of these runs per CPU online, and
+ * none yields: once each CPU has one, the run queue is empty, the tick
+ * moves none of them, and the one on fault.cpu commits the fault. It
+ * reads its CPU and faults with interrupts disabled, so it cannot move
+ * in between. The others spin until the run ends, or give up at the
+ * deadline. */
+static void seek_cpu_and_commit(void *arg)
+{
+    (void)arg;
+    while (time_now_ns() < seek_deadline_ns) {
+        unsigned long flags = irq_save();
+        if (cpu_index() == fault_cpu) {
+            announce();
+            commit();
+            did_not_trap();
+        }
+        irq_restore(flags);
+        __builtin_ia32_pause();
+    }
+}
+
+/* fault.cpu=N: the fault, committed by a thread running on CPU N. */
+static __attribute__((noreturn)) void commit_on_chosen_cpu(void)
+{
+    unsigned online = smp_cpus_online(), started = 0;
+    struct thread *seekers[MAX_CPUS];
+
+    if (fault_cpu >= online) {
+        kprintf("fault: fault.cpu=%lu, but only %u CPU%s online\n", fault_cpu, online,
+                online == 1 ? " is" : "s are");
+        kernel_exit(EXIT_FAILURE, "fault.cpu= names no CPU online");
+    }
+    seek_deadline_ns = time_now_ns() + SEEK_TIMEOUT_NS;
+    while (started < online &&
+           (seekers[started] = thread_create("fault seeker", seek_cpu_and_commit, 0)))
+        started++;
+    for (unsigned i = 0; i < started; i++)
+        thread_join(seekers[i]);
+    kprintf("fault: none of %u threads ran on cpu %lu within %lu ms\n", started, fault_cpu,
+            SEEK_TIMEOUT_NS / NSEC_PER_MSEC);
+    kernel_exit(EXIT_FAILURE, "the deliberate fault never reached its CPU");
+}
+
 void fault_inject_run(void)
 {
     if (fault_kind == FAULT_NONE)
@@ -134,8 +215,12 @@ void fault_inject_run(void)
                 fault_choices[fault_kind]);
         kernel_exit(EXIT_FAILURE, "the chosen fault point was never reached");
     }
+    if (fault_cpu != FAULT_ANY_CPU) {
+        if (fault_kind == FAULT_THREAD_STACK || fault_kind == FAULT_CANARY)
+            refuse_unplaceable();
+        commit_on_chosen_cpu();
+    }
     announce();
     commit();
-    kprintf("fault: the %s fault did not trap\n", fault_choices[fault_kind]);
-    kernel_exit(EXIT_FAILURE, "the deliberate fault did not trap");
+    did_not_trap();
 }

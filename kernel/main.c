@@ -85,6 +85,7 @@ void kernel_main(void)
     smp_start_cpus();                          /* the other CPUs, each on its idle thread */
     selftest_sched();                          /* threads, preemption, channel, sleep */
     mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
+    mm_tlb_test();                             /* mm.tlbtest=on: no stale TLB entry survives */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
     fault_inject_run();                        /* fault=...: test the trap path */
     check_wx();                                /* still W^X after every text_poke */

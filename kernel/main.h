@@ -27,4 +27,8 @@ void selftest_sched(void);
  * Call from thread context. */
 void mm_dirty_test(void);
 
+/* mm/tlb_test.c: mm.tlbtest=on checks that a write through a translation
+ * another CPU revoked faults; skip-shootdown must fail. Needs 2 CPUs. */
+void mm_tlb_test(void);
+
 #endif

@@ -4,8 +4,8 @@
  * One queue under one lock, as in xv6: any CPU runs whichever thread is
  * next, so placement is "the first free CPU" and a thread migrates
  * whenever a different CPU picks it up. With a handful of CPUs the lock is
- * cheap next to a context switch, and contention on it is exactly what
- * the lock benchmarks measure; per-CPU queues would add balancing and
+ * cheap next to a context switch, and contention on it is what ctx_switch
+ * measures on several CPUs; per-CPU queues would add balancing and
  * gain nothing here. An idle CPU halts (safe_halt) and is woken by an IPI
  * when a thread becomes runnable.
  *

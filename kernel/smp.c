@@ -18,19 +18,14 @@
 static uint64_t max_cpus = MAX_CPUS;
 OPTION_UINT(max_cpus, "smp.cpus", 1, MAX_CPUS, "start at most this many CPUs");
 
-static unsigned cpus_online = 1;
+unsigned smp_online_count = 1;
 static struct thread *idle_threads[MAX_CPUS];
 static const char *const idle_names[MAX_CPUS] = {"idle0", "idle1", "idle2", "idle3",
                                                  "idle4", "idle5", "idle6", "idle7"};
 
-unsigned smp_cpus_online(void)
-{
-    return __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-}
-
 void smp_cpu_main(unsigned cpu)
 {
-    __atomic_fetch_add(&cpus_online, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&smp_online_count, 1, __ATOMIC_RELEASE);
     sched_run_idle(idle_threads[cpu]);
 }
 

@@ -15,7 +15,13 @@ void smp_start_cpus(void);
  * traps and its timer working, interrupts disabled. Never returns. */
 __attribute__((noreturn)) void smp_cpu_main(unsigned cpu);
 
-/* How many CPUs are running kernel code (1 until smp_start_cpus). */
-unsigned smp_cpus_online(void);
+extern unsigned smp_online_count;
+
+/* How many CPUs are running kernel code (1 until smp_start_cpus). Inline:
+ * every mprotect asks, and one CPU must stay as cheap as before SMP. */
+static inline unsigned smp_cpus_online(void)
+{
+    return __atomic_load_n(&smp_online_count, __ATOMIC_ACQUIRE);
+}
 
 #endif

@@ -33,6 +33,11 @@ const char *tsc_unit(void)
     return tsc_counts_instructions ? "instructions" : "tsc_ticks";
 }
 
+bool tsc_counts_every_cpu(void)
+{
+    return tsc_counts_instructions;
+}
+
 /* A platform without time ops would otherwise jump to address 0. */
 static void require_time_ops(void)
 {

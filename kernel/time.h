@@ -3,6 +3,7 @@
 #ifndef KERNEL_TIME_H
 #define KERNEL_TIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -16,6 +17,11 @@ uint64_t time_now_ns(void);
  * the emulator's TSC counts them (tsc.icount, which tools/run --icount
  * sets), "tsc_ticks" otherwise. Nothing inside can tell the two apart. */
 const char *tsc_unit(void);
+
+/* Whether the TSC counts instructions (tsc.icount). QEMU's -icount runs
+ * several CPUs one after another on one instruction counter, so a TSC
+ * interval then counts the work of every CPU, not of the reader alone. */
+bool tsc_counts_every_cpu(void);
 
 /* Runs the timer callback once, at or after deadline_ns (time_now_ns()
  * terms); a deadline already past fires promptly. Replaces any earlier

@@ -17,7 +17,9 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
+#include "kernel/percpu.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "mm/mm_stats.h"
 #include "mm/vm.h"
@@ -117,10 +119,21 @@ static uint64_t pages_owned(uint64_t id)
     return id < wl_pages ? (wl_pages - id + wl_threads - 1) / wl_threads : 0;
 }
 
+/* A bit per CPU a mutator was seen on, at its start or end: on SMP the
+ * summary says how many CPUs the mutators used. */
+static unsigned mutator_cpus;
+
+static void note_mutator_cpu(void)
+{
+    __atomic_fetch_or(&mutator_cpus, 1u << cpu_index(), __ATOMIC_RELAXED);
+}
+
 static void mutate(void *arg)
 {
     struct mutator *m = arg;
     uint64_t owned = pages_owned(m->id);
+
+    note_mutator_cpu();
 
     for (uint64_t i = 0; i < m->writes && owned; i++) {
         uint64_t r = next_random(&m->random);
@@ -133,6 +146,7 @@ static void mutate(void *arg)
         heap.shadow[word] = value;
         bit_test_and_set(heap.written, page);
     }
+    note_mutator_cpu();
 }
 
 /* Half as many writes as pages per cycle: about 39% of the pages are
@@ -223,6 +237,8 @@ static void print_summary(uint64_t faults, uint64_t total, const struct phase_ti
             "(%lu.%02lu per pte)\n",
             tsc_unit(), (t->mutate + t->check + t->reprotect) / wl_cycles, t->mutate / wl_cycles,
             t->check / wl_cycles, t->reprotect / wl_cycles, per_pte / 100, per_pte % 100);
+    if (smp_cpus_online() > 1)
+        kprintf("wl: mutators ran on CPUs 0x%x of %u\n", mutator_cpus, smp_cpus_online());
     mm_stats_format(line, sizeof(line), s);
     kprintf("%s\n", line);
 }

@@ -19,6 +19,12 @@ static uint64_t *counter(enum mm_stat which)
         return &stats.faults;
     case MM_TLB_FLUSHES:
         return &stats.tlb_flushes;
+    case MM_SHOOTDOWNS:
+        return &stats.shootdowns;
+    case MM_SHOOTDOWN_IPIS:
+        return &stats.shootdown_ipis;
+    case MM_FLUSH_HYPERCALLS:
+        return &stats.flush_hypercalls;
     }
     return &stats.ptes; /* unreachable: every enumerator is handled */
 }
@@ -50,6 +56,9 @@ void mm_stats_reset(void)
     __atomic_store_n(&stats.traps_emulated, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stats.faults, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stats.tlb_flushes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats.shootdowns, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats.shootdown_ipis, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&stats.flush_hypercalls, 0, __ATOMIC_RELAXED);
 }
 
 void mm_stats_read(struct mm_stats *out)
@@ -62,6 +71,9 @@ void mm_stats_read(struct mm_stats *out)
     out->traps_emulated = __atomic_load_n(&stats.traps_emulated, __ATOMIC_RELAXED);
     out->faults = __atomic_load_n(&stats.faults, __ATOMIC_RELAXED);
     out->tlb_flushes = __atomic_load_n(&stats.tlb_flushes, __ATOMIC_RELAXED);
+    out->shootdowns = __atomic_load_n(&stats.shootdowns, __ATOMIC_RELAXED);
+    out->shootdown_ipis = __atomic_load_n(&stats.shootdown_ipis, __ATOMIC_RELAXED);
+    out->flush_hypercalls = __atomic_load_n(&stats.flush_hypercalls, __ATOMIC_RELAXED);
 }
 
 /* Entries per multicall in hundredths, rounded to nearest. */
@@ -74,9 +86,12 @@ int mm_stats_format(char *buf, size_t size, const struct mm_stats *s)
 {
     uint64_t mean = mean_hundredths(s);
 
-    return ksnprintf(buf, size,
-                     "mmstats: ptes=%lu hypercalls=%lu multicalls=%lu mc_entries_mean=%lu.%02lu "
-                     "mc_entries_max=%lu traps_emulated=%lu faults=%lu tlb_flushes=%lu",
-                     s->ptes, s->hypercalls, s->multicalls, mean / 100, mean % 100,
-                     s->mc_entries_max, s->traps_emulated, s->faults, s->tlb_flushes);
+    return ksnprintf(
+        buf, size,
+        "mmstats: ptes=%lu hypercalls=%lu multicalls=%lu mc_entries_mean=%lu.%02lu "
+        "mc_entries_max=%lu traps_emulated=%lu faults=%lu tlb_flushes=%lu shootdowns=%lu "
+        "shootdown_ipis=%lu flush_hypercalls=%lu",
+        s->ptes, s->hypercalls, s->multicalls, mean / 100, mean % 100, s->mc_entries_max,
+        s->traps_emulated, s->faults, s->tlb_flushes, s->shootdowns, s->shootdown_ipis,
+        s->flush_hypercalls);
 }

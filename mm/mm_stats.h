@@ -9,17 +9,29 @@
 #include <stdint.h>
 
 struct mm_stats {
-    uint64_t ptes;           /* leaf entries written by map, unmap and mprotect */
-    uint64_t hypercalls;     /* made by the mmu ops (a multicall counts once) */
-    uint64_t multicalls;     /* of those, multicalls of two or more entries */
-    uint64_t mc_entries;     /* entries in those multicalls */
-    uint64_t mc_entries_max; /* the most in one */
-    uint64_t traps_emulated; /* pte writes left to the hypervisor to trap and emulate */
-    uint64_t faults;         /* write faults handed to a memory area's handler */
-    uint64_t tlb_flushes;    /* single-page flushes, plus full flushes counted once each */
+    uint64_t ptes;             /* leaf entries written by map, unmap and mprotect */
+    uint64_t hypercalls;       /* made by the mmu ops (a multicall counts once) */
+    uint64_t multicalls;       /* of those, multicalls of two or more entries */
+    uint64_t mc_entries;       /* entries in those multicalls */
+    uint64_t mc_entries_max;   /* the most in one */
+    uint64_t traps_emulated;   /* pte writes left to the hypervisor to trap and emulate */
+    uint64_t faults;           /* write faults handed to a memory area's handler */
+    uint64_t tlb_flushes;      /* single-page flushes, plus full flushes counted once each */
+    uint64_t shootdowns;       /* flushes asked of the other CPUs (mm/tlb.c) */
+    uint64_t shootdown_ipis;   /* IPIs sent for them (native) */
+    uint64_t flush_hypercalls; /* hypercalls that carried them (Xen), batched or alone */
 };
 
-enum mm_stat { MM_PTES, MM_HYPERCALLS, MM_TRAPS_EMULATED, MM_FAULTS, MM_TLB_FLUSHES };
+enum mm_stat {
+    MM_PTES,
+    MM_HYPERCALLS,
+    MM_TRAPS_EMULATED,
+    MM_FAULTS,
+    MM_TLB_FLUSHES,
+    MM_SHOOTDOWNS,
+    MM_SHOOTDOWN_IPIS,
+    MM_FLUSH_HYPERCALLS,
+};
 
 /* Adds n to one counter. Safe from any context. */
 void mm_stats_add(enum mm_stat which, uint64_t n);
@@ -32,7 +44,8 @@ void mm_stats_read(struct mm_stats *out);
 
 /* The machine-readable line, without a newline:
  *   mmstats: ptes=N hypercalls=N multicalls=N mc_entries_mean=X.XX mc_entries_max=N
- *            traps_emulated=N faults=N tlb_flushes=N          (one line)
+ *            traps_emulated=N faults=N tlb_flushes=N shootdowns=N
+ *            shootdown_ipis=N flush_hypercalls=N                   (one line)
  * Returns what ksnprintf() returns. */
 int mm_stats_format(char *buf, size_t size, const struct mm_stats *s);
 

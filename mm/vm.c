@@ -14,6 +14,7 @@
 #include "mm/mm_stats.h"
 #include "mm/vm_internal.h"
 #include "mm/pt_walk.h"
+#include "mm/tlb.h"
 #include "pv/mmu.h"
 
 #define VM_MAX_AREAS 64
@@ -53,21 +54,6 @@ static struct vma *area_alloc(void)
     return NULL;
 }
 
-/* Invalidates [start, end): per page, or all at once above the ceiling. */
-static void flush_tlb_range(uint64_t start, uint64_t end)
-{
-    uint64_t pages = (end - start) / PAGE_SIZE;
-
-    if (pages > VM_FLUSH_ALL_ABOVE) {
-        write_cr3(read_cr3()); /* SDM 4.10.4.1: a CR3 write flushes non-global entries */
-        mm_stats_add(MM_TLB_FLUSHES, 1);
-        return;
-    }
-    for (uint64_t va = start; va < end; va += PAGE_SIZE)
-        flush_tlb_one(va);
-    mm_stats_add(MM_TLB_FLUSHES, pages);
-}
-
 pte_t *vm_pt_entry(uint64_t va, bool create)
 {
     return pt_l1_entry(read_cr3(), va, create ? PT_ALLOC_ANY : PT_NO_ALLOC);
@@ -96,7 +82,7 @@ static void unmap_pages(uint64_t start, uint64_t end)
                 set_pte(ptep, 0);
             }
         }
-        flush_tlb_range(start, stop);
+        tlb_flush_range(start, stop);
         leave_lazy_mmu();
         mm_stats_add(MM_PTES, n);
         for (unsigned i = 0; i < n; i++)
@@ -194,7 +180,7 @@ static void change_protection(uint64_t start, uint64_t end, unsigned prot)
             ptep_modify_prot_commit(ptep, pte_modify_prot(old, prot));
         }
     }
-    flush_tlb_range(start, end);
+    tlb_flush_range(start, end);
     leave_lazy_mmu();
     mm_stats_add(MM_PTES, (end - start) / PAGE_SIZE);
 }

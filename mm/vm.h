@@ -18,10 +18,6 @@
 #define VM_WINDOW_START (UINT64_C(64) << 30)
 #define VM_WINDOW_END (UINT64_C(128) << 30)
 
-/* Beyond this many pages one full TLB flush is cheaper than a flush per
- * page (Linux's default tlb_single_page_flush_ceiling is 33 too). */
-#define VM_FLUSH_ALL_ABOVE 33
-
 /* Sends page faults to the areas' handlers. Call once, after the kernel
  * map is final. */
 void vm_init(void);

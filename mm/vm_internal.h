@@ -10,9 +10,8 @@
 #include "kernel/spinlock.h"
 #include "mm/pgtable.h"
 
-/* Held, with interrupts off, around every change to the window's page
- * tables and areas. That also keeps a lazy MMU section whole: nothing
- * else runs on this CPU until leave_lazy_mmu() has applied the queue. */
+/* Held around every change to the window's page tables and areas, so
+ * changes and their TLB shootdowns happen one at a time. */
 extern struct spinlock vm_lock;
 
 /* vm_lock, taken and released with interrupts left as they are (mm/vm.c

@@ -83,7 +83,10 @@
     X(a, mmu, set_table_entry, void, (uint64_t *entryp, uint64_t val)) /* links it in */ \
     X(a, mmu, phys_to_maddr, uint64_t, (uint64_t pa)) \
     X(a, mmu, maddr_to_phys, uint64_t, (uint64_t maddr)) \
-    X(a, mmu, kernel_map_init, void, (const struct boot_info *bi)) /* final W^X tables */
+    X(a, mmu, kernel_map_init, void, (const struct boot_info *bi)) /* final W^X tables */ \
+    /* Invalidates [start, end) in the TLBs of the CPUs in cpus (a bit per \
+     * CPU, never the caller's), and returns once they no longer use it. */ \
+    X(a, mmu, flush_tlb_others, void, (unsigned cpus, uint64_t start, uint64_t end))
 /* A monotonic clock and one one-shot timer per CPU. */
 #define PV_CALLS_time(X, a) \
     X(a, time, now_ns, uint64_t, (void)) \

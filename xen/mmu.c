@@ -50,6 +50,10 @@ struct mmu_cpu {
     unsigned long lazy_flags; /* the event mask to restore at leave_lazy_mmu() */
     uint64_t cr3;             /* what read_cr3 returns: reading CR3 would trap */
     struct mc_batch mc;       /* queued while lazy */
+    /* Xen ABI: a *_MULTI op names its vCPUs by the address of a bitmap,
+     * read when the op runs, so the queued op points here. */
+    xen_ulong_t shootdown_mask;
+    bool shootdown_queued; /* the queue holds an op that uses it */
 };
 static struct mmu_cpu mmu_cpus[MAX_CPUS];
 
@@ -84,7 +88,13 @@ static long issue_one(const struct multicall_entry *e)
 
 static long issue(struct multicall_entry *entries, unsigned n, void *ctx)
 {
+    struct mmu_cpu *m = this_mmu();
+
     (void)ctx;
+    if (m->shootdown_queued) {
+        m->shootdown_queued = false;
+        mm_stats_add(MM_FLUSH_HYPERCALLS, 1);
+    }
     if (n == 1) {
         mm_stats_add(MM_HYPERCALLS, 1);
         entries[0].result = (xen_ulong_t)issue_one(&entries[0]);
@@ -191,6 +201,36 @@ void xen_flush_tlb_one(uint64_t va)
     struct mmuext_op op = {.cmd = MMUEXT_INVLPG_LOCAL, .arg1.linear_addr = va};
 
     mmuext(&op);
+}
+
+/* Tour 145: A shootdown under Xen is one op.
+ * Xen knows where each vCPU last ran and flushes those physical CPUs
+ * itself, so the other vCPUs are never interrupted: no IPI, no event.
+ * As Linux does, one page is an INVLPG_MULTI and more a TLB_FLUSH_MULTI:
+ * Xen has no ranged form, and each op is a round of flushes inside Xen.
+ * The op joins this vCPU's queue, in a lazy section with the pte updates
+ * it follows; outside one the queue is issued at once, alone. */
+void xen_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end)
+{
+    unsigned long flags = xen_save_fl();
+    struct mmuext_op op = {.cmd = MMUEXT_TLB_FLUSH_MULTI};
+    struct mc_failure f;
+    struct mmu_cpu *m;
+
+    xen_irq_disable(); /* the queue is this vCPU's */
+    m = this_mmu();
+    if (m->shootdown_queued && m->shootdown_mask != cpus)
+        flush_queue(); /* the queued op reads the mask it was given */
+    m->shootdown_mask = cpus;
+    if (end - start == PAGE_SIZE)
+        op = (struct mmuext_op){.cmd = MMUEXT_INVLPG_MULTI, .arg1.linear_addr = start};
+    set_xen_guest_handle(op.arg2.vcpumask, &m->shootdown_mask);
+    if (!mc_queue_mmuext_op(&m->mc, &op, &f))
+        report_failure(&f);
+    m->shootdown_queued = true;
+    if (!m->lazy)
+        flush_queue();
+    xen_restore_fl(flags);
 }
 
 void xen_set_pte(uint64_t *ptep, uint64_t val)

@@ -140,8 +140,9 @@ CASES = [
     xen_fault("pf", "#PF", extra=[r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
     xen_fault("ud", "#UD"),
     xen_fault("gp", "#GP"),
-    # A PV kernel runs in ring 3, where cli is privileged.
-    xen_fault("cli", "#GP", extra=[r"^  #0  [0-9a-f]{16} fault_inject_run\+0x"]),
+    # A PV kernel runs in ring 3, where cli is privileged. The cli is in
+    # commit(), which the compiler may inline into fault_inject_run().
+    xen_fault("cli", "#GP", extra=[r"^  #0  [0-9a-f]{16} (commit|fault_inject_run)\+0x"]),
     dict(name="xen-bad-cmdline", args=["--xen"], cmdline="bogus=3 fault=banana",
          expect=[r"^patchbay: booting via xen-pv$",
                  r"^cmdline: \"bogus=3 fault=banana\"$",
@@ -212,7 +213,8 @@ CASES += [
 # workload's summary must match the Python model of it exactly, on every
 # platform and in every mode.
 MMSTATS = (r"^mmstats: ptes=(\d+) hypercalls=(\d+) multicalls=\d+ mc_entries_mean=\d+\.\d\d "
-           r"mc_entries_max=\d+ traps_emulated=(\d+) faults=(\d+) tlb_flushes=\d+$")
+           r"mc_entries_max=\d+ traps_emulated=(\d+) faults=(\d+) tlb_flushes=\d+ shootdowns=0 "
+           r"shootdown_ipis=0 flush_hypercalls=0$")
 DIRTY_KEPT = r"^mm: dirty bit kept across mprotect$"
 START_CLEARED = r"^mm: start cleared the pte; nothing could dirty it before the commit$"
 START_LIVE = r"^mm: start left the pte live; a write before the commit stayed dirty$"
@@ -468,15 +470,40 @@ CASES += [
 
 # Several CPUs (tools/run --smp): every CPU reports in and does some of the
 # spinning threads' work, and the lock and channel self-tests stay exact.
-# Under --icount QEMU runs the CPUs in turn, deterministically; one case
-# runs them on parallel host threads.
-def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NATIVE_TIMEOUT):
+# Each also runs the stale-TLB test (mm/tlb_test.c) and the write-barrier
+# workload with a mutator per CPU: a TLB shootdown missing anywhere shows
+# up as a stale write or a page "written without a fault". Under --icount
+# QEMU runs the CPUs in turn, deterministically, and every mutator lands
+# on a CPU of its own; one case runs them on parallel host threads.
+TLBTEST_PASSED = (r"^mm: tlbtest: 16 writes through a revoked translation, each on another "
+                  r"CPU, all faulted \(\d+ attempts\)$")
+TLBTEST_STALE = (r"^panic: cpu \d: mm: tlbtest: cpu \d wrote page 0x[0-9a-f]+ after cpu \d "
+                 r"made it read-only: its TLB entry was stale$")
+SHOT_BY_IPI = r"^mmstats: .* shootdowns=[1-9]\d* shootdown_ipis=[1-9]\d* flush_hypercalls=0$"
+SHOT_BY_XEN = r"^mmstats: .* shootdowns=[1-9]\d* shootdown_ipis=0 flush_hypercalls=[1-9]\d*$"
+
+
+def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NATIVE_TIMEOUT,
+             mutator_cpus=None):
     work = " ".join(r"cpu%d=[1-9]\d*" % c for c in range(cpus))
     ups = [r"^smp: cpu %d up \(%s\)$" % (c, how % c) for c in range(1, cpus)]
-    return sched_boot(name, args, cmdline, method, timeout=timeout,
+    mask = mutator_cpus or "%x" % ((1 << cpus) - 1)
+    return sched_boot(name, args, ("mm.tlbtest=on wl=on wl.threads=%d %s" % (cpus, cmdline)).strip(),
+                      method, timeout=timeout,
                       expect=ups + [r"^smp: %d CPUs running$" % cpus,
                                     r"^sched: work per CPU: %s$" % work,
-                                    r"^mm: W\^X check: 0 pages writable and executable$"])
+                                    r"^mm: W\^X check: 0 pages writable and executable$",
+                                    TLBTEST_PASSED, summary_regex(threads=cpus),
+                                    r"^wl: mutators ran on CPUs 0x%s of %d$" % (mask, cpus),
+                                    SHOT_BY_XEN if method == "xen-pv" else SHOT_BY_IPI])
+
+
+def tlbtest_control(name, args, method="native/pvh", timeout=NATIVE_TIMEOUT):
+    """Without the shootdown the stale-TLB test must catch the stale write."""
+    return dict(name=name, args=list(args), cmdline="mm.tlbtest=skip-shootdown",
+                expect=[r"^patchbay: booting via " + method + "$", TLBTEST_STALE],
+                reject=[PASS, TLBTEST_PASSED], last_line=r"^patchbay: FAIL panic$", status="fail",
+                timeout=timeout)
 
 
 NATIVE_UP = r"APIC id %d, INIT-SIPI-SIPI"
@@ -486,7 +513,8 @@ CASES += [
     smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP),
     smp_boot("smp-iso-4", ["--iso", "--smp", "4", "--icount"], 4, NATIVE_UP,
              method="native/multiboot2"),
-    smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240),
+    smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240,
+             mutator_cpus="[1-3]"),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",
              timeout=XEN_TIMEOUT),
     smp_boot("smp-xen-4", ["--xen", "--smp", "4", "--icount"], 4, XEN_UP, "xen-pv",
@@ -494,7 +522,38 @@ CASES += [
     # More vCPUs than QEMU has CPUs: Xen time-shares them.
     smp_boot("smp-xen-overcommit", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
              XEN_UP, "xen-pv", timeout=XEN_TIMEOUT),
+    tlbtest_control("tlbtest-skip-pvh-2", ["--smp", "2", "--icount"]),
+    tlbtest_control("tlbtest-skip-iso-4", ["--iso", "--smp", "4", "--icount"],
+                    method="native/multiboot2"),
+    tlbtest_control("tlbtest-skip-xen-2", ["--xen", "--smp", "2", "--icount"], method="xen-pv",
+                    timeout=XEN_TIMEOUT),
+    # With one CPU there is no other TLB to test: a clear failure.
+    dict(name="tlbtest-one-cpu", args=["--icount"], cmdline="mm.tlbtest=on",
+         expect=[r"^panic: mm: tlbtest needs at least 2 CPUs running \(tools/run --smp 2\)$"],
+         last_line=r"^patchbay: FAIL panic$", status="fail"),
     # smp.cpus= caps what starts.
-    sched_boot("smp-cpus-1", ["--smp", "4", "--icount"], "smp.cpus=1",
+    sched_boot("smp-cpus-1", ["--smp", "4", "--icount"], "smp.cpus=1", timeout=120,
                expect=[r"^smp: 1 CPU running$"]),
+]
+
+# fault.cpu=1: a thread on the second CPU commits the fault, and the run
+# still ends with a dump naming that CPU, one verdict and a failure status,
+# through each door. A CPU that is not online is said so in one line.
+def smp_fault(name, args, method, timeout):
+    case = fault("pf", "#PF", extra=[
+        r"^patchbay: booting via " + method + "$", r"^smp: 2 CPUs running$",
+        r"^fault: committing a deliberate pf fault on cpu 1$",
+        r"^trap: #PF page fault, vector 14, cpu 1, ", r"^  #[01]  [0-9a-f]{16} seek_cpu_and_commit\+"])
+    case.update(name=name, args=args, cmdline="fault=pf fault.cpu=1", timeout=timeout)
+    case["reject"] = case["reject"] + [OPTION_PROBLEM]
+    return case
+
+
+CASES += [
+    smp_fault("smp-fault-cpu1-pvh", ["--smp", "2", "--icount"], "native/pvh", NATIVE_TIMEOUT),
+    smp_fault("smp-fault-cpu1-xen", ["--xen", "--smp", "2", "--icount"], "xen-pv", XEN_TIMEOUT),
+    dict(name="smp-fault-cpu-offline", cmdline="fault=pf fault.cpu=1",
+         expect=[r"^smp: 1 CPU running$", r"^fault: fault.cpu=1, but only 1 CPU is online$"],
+         reject=[PASS, r"^trap: ", r"^fault: committing", OPTION_PROBLEM],
+         last_line=r"^patchbay: FAIL fault.cpu= names no CPU online$", status="fail"),
 ]

@@ -21,6 +21,12 @@ void native_install(void);
  * the APIC timer against the PIT and hooks the timer vector. */
 void native_time_init(void);
 
+/* smp.c: a fixed IPI carrying vector to cpu. */
+void native_send_ipi_vector(unsigned cpu, uint8_t vector);
+
+/* mmu.c: hooks the TLB shootdown vector. */
+void native_shootdown_init(void);
+
 /* lock.c: the ticket lock, out of line. */
 extern const struct pv_lock_ops native_lock_ops;
 

@@ -41,8 +41,9 @@ void native_install(void)
     /* The interrupt flag: cli, sti, pushf, popf, sti;hlt. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(native, irq);
     /* Page tables: plain stores, invlpg, mov to and from %cr3; entries
-     * hold physical addresses. */
+     * hold physical addresses; other CPUs' TLBs flushed through IPIs. */
     pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(native, mmu);
+    native_shootdown_init();
     /* Patching: the registry's instructions inline; text written with
      * CR0.WP clear. */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(native, patch);

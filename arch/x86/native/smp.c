@@ -223,8 +223,13 @@ __attribute__((noreturn)) static void native_ap_main(unsigned cpu)
 }
 
 /* SDM 11.6.1: the level flag must be 1 for every mode but INIT de-assert. */
+void native_send_ipi_vector(unsigned cpu, uint8_t vector)
+{
+    if (!lapic_send_ipi(cpu_apic_ids[cpu], LAPIC_ICR_FIXED | LAPIC_ICR_ASSERT | vector))
+        panic("smp: the ICR never went idle sending an IPI to cpu %u", cpu);
+}
+
 void native_send_ipi(unsigned cpu)
 {
-    if (!lapic_send_ipi(cpu_apic_ids[cpu], LAPIC_ICR_FIXED | LAPIC_ICR_ASSERT | LAPIC_IPI_VECTOR))
-        panic("smp: the ICR never went idle sending an IPI to cpu %u", cpu);
+    native_send_ipi_vector(cpu, LAPIC_IPI_VECTOR);
 }
