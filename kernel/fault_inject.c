@@ -103,12 +103,17 @@ static __attribute__((noreturn)) void refuse_unplaceable(void)
     kernel_exit(EXIT_FAILURE, "fault.cpu= cannot place this fault");
 }
 
+/* Every mutator passes the point, so only the first commits the fault:
+ * two announcing at once, one preempted mid-line, garbled the line. */
 void fault_inject_point(enum fault_point point)
 {
+    static bool claimed;
     volatile uint64_t *volatile unmapped = (uint64_t *)UNMAPPED_ADDRESS;
 
     if ((point == FAULT_IN_MUTATOR && fault_kind == FAULT_WL_MUTATOR) ||
         (point == FAULT_IN_WRITE_HANDLER && fault_kind == FAULT_WL_HANDLER)) {
+        if (__atomic_exchange_n(&claimed, true, __ATOMIC_ACQ_REL))
+            return;
         if (fault_cpu != FAULT_ANY_CPU)
             refuse_unplaceable();
         announce();
