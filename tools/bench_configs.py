@@ -43,14 +43,13 @@ PTE_COLUMNS = [("native-nopv", "normal"), ("native-patched", "paravirt-patch")] 
     ("xen-patched" + XEN + DOMU, "domU batch")]
 
 
-def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None):
+def config(id, select, options=(), nopv=False, door=None, smp=1):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
-    tools/run door (default: the platform's own, --xen for xen), the
-    number of CPUs (tools/run --smp) and, under Xen, of physical CPUs
-    (tools/run --host-cpus; default as many as vCPUs)."""
+    tools/run door (default: the platform's own, --xen for xen) and the
+    number of CPUs (tools/run --smp)."""
     platform = id.split("-", 1)[0]
-    return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
+    return dict(id=id, platform=platform, door=door or platform, smp=smp,
                 image="nopv" if nopv else "pv", select=list(select), options=list(options))
 
 
@@ -78,20 +77,11 @@ CONFIGS = [
     # shootdown adds to mprotect and to its flush alone (tlb_flush_*).
     config("native-patched" + SMP2, ["locks", "sched", "pte"], smp=2),
     config("xen-patched" + XEN + SMP2, ["locks", "sched", "pte"], ["xen.mmu=batch"], smp=2),
-    # Four CPUs: each shootdown reaches three (the Xen boot below runs its
-    # four vCPUs on two physical CPUs).
-    config("native-patched+smp4", ["pte"], smp=4),
-    # Contended locks, ticket spinning against the pv lock: on two CPUs
-    # (above, and with pv.spinlock=off here), and under Xen with twice as
-    # many vCPUs as physical CPUs, where a lock holder's vCPU can be
-    # descheduled (bench/lock_contended.c).
+    # Contended locks on two CPUs: plain ticket spinning beside the pv
+    # lock of the configurations above (bench/lock_contended.c).
     config("native-patched+spinlock=off" + SMP2, ["lock_contended"], ["pv.spinlock=off"], smp=2),
     config("xen-patched" + XEN + "+spinlock=off" + SMP2, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=2),
-    config("xen-patched" + XEN + "+smp4", ["lock_contended", "pte"], ["xen.mmu=batch"], smp=4,
-           host_cpus=2),
-    config("xen-patched" + XEN + "+spinlock=off+smp4", ["lock_contended"],
-           ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2),
 ]
 
 
