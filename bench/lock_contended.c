@@ -27,10 +27,11 @@
 #define CONTENDED_ITERS 2000
 #define INSIDE_STEPS 16  /* work under the lock */
 #define OUTSIDE_STEPS 64 /* work between two acquisitions */
+#define GUARDED_WORDS 8
 
 static struct {
     struct spinlock lock;
-    volatile uint64_t guarded[8]; /* written only under the lock */
+    volatile uint64_t guarded[GUARDED_WORDS]; /* written only under the lock */
     unsigned threads, arrived;
     uint64_t start, last_end; /* TSC: the last arrival, the last finish */
     uint64_t waited;          /* TSC spent in spin_lock, over every thread */
@@ -60,7 +61,7 @@ static void take_lock_repeatedly(void *arg)
         spin_lock(&c.lock);
         waited += bench_cycles() - t0;
         for (unsigned s = 0; s < INSIDE_STEPS; s++)
-            c.guarded[s & 7]++;
+            c.guarded[s % GUARDED_WORDS]++;
         spin_unlock(&c.lock);
         for (unsigned s = 0; s < OUTSIDE_STEPS; s++)
             outside++;
@@ -75,7 +76,7 @@ static void take_lock_repeatedly(void *arg)
 
 static const char *prepare_contended(void)
 {
-    for (unsigned i = 0; i < 8; i++)
+    for (unsigned i = 0; i < GUARDED_WORDS; i++)
         c.guarded[i] = 0;
     c.lock = (struct spinlock){0};
     expected_total = waited_total = elapsed_total = acquisitions_total = 0;
@@ -113,7 +114,7 @@ static const char *check_contended(void)
 {
     uint64_t sum = 0, blocked = pv_lock_ops.blocked ? pv_lock_ops.blocked() - blocked_total : 0;
 
-    for (unsigned i = 0; i < 8; i++)
+    for (unsigned i = 0; i < GUARDED_WORDS; i++)
         sum += c.guarded[i];
     if (sum != expected_total)
         return "an increment under the lock was lost";

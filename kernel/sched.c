@@ -3,11 +3,12 @@
  *
  * One queue under one lock, as in xv6: any CPU runs whichever thread is
  * next, so placement is "the first free CPU" and a thread migrates
- * whenever a different CPU picks it up. With a handful of CPUs the lock is
- * cheap next to a context switch, and contention on it is what ctx_switch
- * measures on several CPUs; per-CPU queues would add balancing and
- * gain nothing here. An idle CPU halts (safe_halt) and is woken by an IPI
- * when a thread becomes runnable.
+ * whenever a different CPU picks it up. It is the simplest correct design,
+ * not the cheapest: the lock is held across a switch, and what CPUs
+ * contending for it cost is what ctx_switch measures on several CPUs
+ * (docs/smp.md); per-CPU queues with balancing are the next step. An idle
+ * CPU halts (safe_halt) and is woken by an IPI when a thread becomes
+ * runnable.
  *
  * The slice is the tick period: each tick that finds another thread
  * waiting moves the running one to the back of the run queue. The tick

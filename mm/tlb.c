@@ -14,6 +14,10 @@
 #include "pv/irq.h"
 #include "pv/mmu.h"
 
+/* Beyond this many pages one full TLB flush is cheaper than a flush per
+ * page (Linux's default tlb_single_page_flush_ceiling is 33 too). */
+#define TLB_FLUSH_ALL_ABOVE 33
+
 static bool skip_shootdowns;
 
 void tlb_skip_shootdowns(bool skip)
@@ -23,7 +27,7 @@ void tlb_skip_shootdowns(bool skip)
 
 void tlb_flush_local(uint64_t start, uint64_t end)
 {
-    if (tlb_flush_all_is_cheaper(start, end)) {
+    if ((end - start) / PAGE_SIZE > TLB_FLUSH_ALL_ABOVE) {
         write_cr3(read_cr3()); /* SDM 4.10.4.1: a CR3 write flushes non-global entries */
         mm_stats_add(MM_TLB_FLUSHES, 1);
         return;

@@ -9,15 +9,6 @@
 #include "kernel/smp.h"
 #include "mm/pgtable.h"
 
-/* Beyond this many pages one full TLB flush is cheaper than a flush per
- * page (Linux's default tlb_single_page_flush_ceiling is 33 too). */
-#define TLB_FLUSH_ALL_ABOVE 33
-
-static inline bool tlb_flush_all_is_cheaper(uint64_t start, uint64_t end)
-{
-    return (end - start) / PAGE_SIZE > TLB_FLUSH_ALL_ABOVE;
-}
-
 /* Invalidates [start, end) on the calling CPU only: per page, or all at
  * once above the ceiling. A shootdown's receiving end runs this too. */
 void tlb_flush_local(uint64_t start, uint64_t end);
