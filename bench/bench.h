@@ -42,6 +42,9 @@ struct bench {
     uint64_t iters;                  /* ops per repetition, unless bench.iters says otherwise */
     unsigned needs;                  /* PV_CAP_* the backend must offer, or it is skipped */
     bool subtract_loop;              /* measure() times BENCH_LOOP: take off the empty loop */
+    /* On several CPUs its threads run on all of them at once, so what one
+     * op counts under --icount depends on how QEMU interleaves the CPUs. */
+    bool every_cpu;
     /* Optional: gets the benchmark ready; NULL, or why it cannot run. */
     const char *(*prepare)(void);
     /* TSC ticks that n ops took. */
@@ -67,7 +70,8 @@ extern const struct bench __start_benches[], __stop_benches[];
  * tools/bench_report.py reads these fields at these offsets. */
 _Static_assert(sizeof(struct bench) == 64, "linker.ld checks the table in 64-byte steps");
 _Static_assert(offsetof(struct bench, name) == 0 && offsetof(struct bench, group) == 8 &&
-                   offsetof(struct bench, description) == 16 && offsetof(struct bench, needs) == 32,
+                   offsetof(struct bench, description) == 16 &&
+                   offsetof(struct bench, needs) == 32 && offsetof(struct bench, every_cpu) == 37,
                "the tools read struct bench at these offsets");
 _Static_assert(offsetof(struct bench_group, name) == 0 &&
                    offsetof(struct bench_group, title) == 8 &&

@@ -130,5 +130,5 @@ static const char *check_contended(void)
 BENCH_DEFINE(lock_contended, locks,
              "one acquisition of a lock every CPU's thread is taking, as machine time per "
              "acquisition",
-             .iters = CONTENDED_ITERS, .prepare = prepare_contended, .measure = measure_contended,
-             .check = check_contended);
+             .iters = CONTENDED_ITERS, .every_cpu = true, .prepare = prepare_contended,
+             .measure = measure_contended, .check = check_contended);

@@ -152,8 +152,8 @@ static uint64_t measure_ctx_switch(uint64_t n)
 BENCH_DEFINE(ctx_switch, sched,
              "one switch between two threads yielding to each other (lmbench lat_ctx 2p/0k); on N "
              "CPUs, N such pairs at once, as CPU time per switch",
-             .iters = SWITCH_ITERS, .prepare = prepare_sched, .measure = measure_ctx_switch,
-             .check = check_sched);
+             .iters = SWITCH_ITERS, .every_cpu = true, .prepare = prepare_sched,
+             .measure = measure_ctx_switch, .check = check_sched);
 
 /* ---- channel_pingpong: one op is a byte there and a byte back. */
 
@@ -208,8 +208,8 @@ static uint64_t measure_pingpong(uint64_t n)
 }
 
 BENCH_DEFINE(channel_pingpong, sched, "one byte there and back over two channels (lat_pipe)",
-             .iters = PINGPONG_ITERS, .prepare = prepare_sched, .measure = measure_pingpong,
-             .check = check_sched);
+             .iters = PINGPONG_ITERS, .every_cpu = true, .prepare = prepare_sched,
+             .measure = measure_pingpong, .check = check_sched);
 
 /* ---- channel_bandwidth: one op is 1 KiB through the channel. Each chunk
  * carries its sequence number at the front and a marker at the end, so
@@ -266,5 +266,5 @@ static uint64_t measure_bandwidth(uint64_t n)
 
 BENCH_DEFINE(channel_bandwidth, sched,
              "1 KiB through a 4 KiB channel in 1 KiB sends (bw_pipe, as time per KiB)",
-             .iters = STREAM_KIB, .prepare = prepare_sched, .measure = measure_bandwidth,
-             .check = check_sched);
+             .iters = STREAM_KIB, .every_cpu = true, .prepare = prepare_sched,
+             .measure = measure_bandwidth, .check = check_sched);

@@ -32,4 +32,5 @@ BENCH_DEFINE(wl_cycle, pte,
              "one cycle of the write-barrier workload (`wl.pages=`, default 2048): the mutators' "
              "writes, a fault and a one-page mprotect per page first written, the collector's "
              "checksums, one mprotect of the whole heap",
-             .iters = WL_CYCLES, .prepare = prepare_wl, .measure = measure_wl, .check = check_wl);
+             .iters = WL_CYCLES, .every_cpu = true, .prepare = prepare_wl, .measure = measure_wl,
+             .check = check_wl);

@@ -8,7 +8,10 @@
  * contending for it cost is what ctx_switch measures on several CPUs
  * (docs/smp.md); per-CPU queues with balancing are the next step. An idle
  * CPU halts (safe_halt) and is woken by an IPI when a thread becomes
- * runnable.
+ * runnable. The boot thread, "main", is the one thread bound to a CPU,
+ * the boot CPU: the self-tests and benchmarks it runs then start from
+ * the same place whatever the threads before them did, which keeps
+ * `--icount` figures on several CPUs repeatable.
  *
  * The slice is the tick period: each tick that finds another thread
  * waiting moves the running one to the back of the run queue. The tick
@@ -42,6 +45,7 @@ struct spinlock sched_lock;
 static struct thread boot_thread = {.name = "main",
                                     .state = THREAD_RUNNING,
                                     .slot = -1,
+                                    .cpu = 0,
                                     .stack_bottom = (uint64_t *)boot_stack_bottom};
 static struct thread_list run_queue; /* RUNNABLE threads, next to run first */
 static struct thread_list sleepers;  /* SLEEPING threads, earliest wake_ns first */
@@ -65,14 +69,16 @@ static struct sched_cpu *this_sched(void)
 
 #define current (this_cpu()->thread)
 
-/* A thread just joined the run queue: if some other CPU is halted, wake
- * one to take it. The IPI may land before that CPU reaches its halt;
- * safe_halt then returns at once (natively sti's shadow keeps the
- * interrupt pending until hlt; under Xen the event is pending). */
-static void wake_idle_cpu(void)
+/* A thread t just joined the run queue: if some other CPU that may run
+ * it is halted, wake one to take it. The IPI may land before that CPU
+ * reaches its halt; safe_halt then returns at once (natively sti's shadow
+ * keeps the interrupt pending until hlt; under Xen the event is pending). */
+static void wake_idle_cpu(const struct thread *t)
 {
     unsigned others = halted_cpus & ~(1u << cpu_index());
 
+    if (t->cpu >= 0)
+        others &= 1u << t->cpu;
     if (others == 0)
         return;
     unsigned c = (unsigned)__builtin_ctz(others);
@@ -84,7 +90,18 @@ static void enqueue(struct thread *t)
 {
     t->state = THREAD_RUNNABLE;
     thread_list_push_back(&run_queue, t);
-    wake_idle_cpu();
+    wake_idle_cpu(t);
+}
+
+/* The first queued thread this CPU may run, left on the queue; NULL if
+ * there is none. */
+static struct thread *first_runnable_here(void)
+{
+    struct thread *t = run_queue.head;
+
+    while (t && t->cpu >= 0 && t->cpu != (int)cpu_index())
+        t = t->next;
+    return t;
 }
 
 /* Runs the first runnable thread, or the idle thread if there is none.
@@ -95,9 +112,11 @@ static void enqueue(struct thread *t)
 static void switch_away(void)
 {
     struct thread *prev = current;
-    struct thread *next = thread_list_pop_front(&run_queue);
+    struct thread *next = first_runnable_here();
 
-    if (!next)
+    if (next)
+        thread_list_remove(&run_queue, next);
+    else
         next = this_sched()->idle;
     next->state = THREAD_RUNNING;
     if (next == prev)
@@ -153,7 +172,7 @@ static void sched_tick(void)
     if (slice_over)
         c->next_tick_ns = now + slice_ns;
     arm_timer();
-    if (!thread_list_empty(&run_queue) && (slice_over || current == c->idle)) {
+    if (first_runnable_here() && (slice_over || current == c->idle)) {
         if (current != c->idle)
             preemptions++;
         requeue_current();
@@ -273,7 +292,7 @@ static void idle_loop(void *unused)
         poll_for_work();
         irq_disable();
         spin_lock(&sched_lock);
-        bool nothing_to_run = thread_list_empty(&run_queue);
+        bool nothing_to_run = !first_runnable_here();
         if (nothing_to_run)
             halted_cpus |= 1u << cpu_index();
         else

@@ -54,6 +54,7 @@ struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg)
         return 0;
     t->name = name;
     t->next = t->prev = t->joiner = 0;
+    t->cpu = -1;
     t->wake_ns = 0;
     t->stack_bottom = (uint64_t *)stack_pool[t->slot].stack;
     t->context =

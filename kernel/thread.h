@@ -26,6 +26,7 @@ struct thread {
     uint64_t wake_ns;       /* SLEEPING: when to make it runnable */
     struct thread *joiner;  /* the one thread waiting for this one to exit */
     int slot;               /* index into the stack pool; -1 for the boot thread */
+    int cpu;                /* the one CPU it may run on, or -1 for any */
     uint64_t *stack_bottom; /* its stack's lowest word, the canary (kernel/thread.c) */
 };
 

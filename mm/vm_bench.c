@@ -143,7 +143,7 @@ MPROTECT_BENCH(1, MPROTECT_1_ITERS);
 MPROTECT_BENCH(16, MPROTECT_16_ITERS);
 MPROTECT_BENCH(512, MPROTECT_512_ITERS);
 
-/* ---- tlb_flush_N: the flush that ends an mprotect of N pages, alone,
+/* ---- tlb_shootdown_N: the flush that ends an mprotect of N pages, alone,
  * in a lazy-MMU section as mprotect runs it: this CPU's TLB and, with
  * several CPUs, a shootdown of every other one (natively an IPI each,
  * under Xen one mmuext_op). With one CPU it is the local flush only, so
@@ -167,16 +167,16 @@ static uint64_t tlb_flush_pages(unsigned pages, uint64_t n)
     return t;
 }
 
-#define TLB_FLUSH_BENCH(pages_, iters_)                                                            \
-    static uint64_t measure_tlb_flush_##pages_(uint64_t n)                                         \
+#define TLB_SHOOTDOWN_BENCH(pages_, iters_)                                                        \
+    static uint64_t measure_tlb_shootdown_##pages_(uint64_t n)                                     \
     {                                                                                              \
         return tlb_flush_pages(pages_, n);                                                         \
     }                                                                                              \
-    BENCH_DEFINE(tlb_flush_##pages_, pte,                                                          \
+    BENCH_DEFINE(tlb_shootdown_##pages_, pte,                                                      \
                  "the TLB flush of a " #pages_ "-page mprotect: every CPU's (a shootdown on SMP)", \
                  .iters = iters_, .subtract_loop = true, .prepare = prepare_pte,                   \
-                 .measure = measure_tlb_flush_##pages_, .check = check_one_page)
+                 .measure = measure_tlb_shootdown_##pages_, .check = check_one_page)
 
-TLB_FLUSH_BENCH(1, MPROTECT_1_ITERS);
-TLB_FLUSH_BENCH(16, MPROTECT_16_ITERS);
-TLB_FLUSH_BENCH(512, MPROTECT_16_ITERS);
+TLB_SHOOTDOWN_BENCH(1, MPROTECT_1_ITERS);
+TLB_SHOOTDOWN_BENCH(16, MPROTECT_16_ITERS);
+TLB_SHOOTDOWN_BENCH(512, MPROTECT_16_ITERS);

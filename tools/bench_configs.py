@@ -74,7 +74,7 @@ CONFIGS = [
     # ctx_switch runs a yielding pair per CPU, so both switch at once through
     # the one run queue; the channel pairs go wherever that queue puts them
     # (bench/sched_bench.c). The page-table group shows what the TLB
-    # shootdown adds to mprotect and to its flush alone (tlb_flush_*).
+    # shootdown adds to mprotect and to its flush alone (tlb_shootdown_*).
     config("native-patched" + SMP2, ["locks", "sched", "pte"], smp=2),
     config("xen-patched" + XEN + SMP2, ["locks", "sched", "pte"], ["xen.mmu=batch"], smp=2),
     # Contended locks on two CPUs: plain ticket spinning beside the pv

@@ -38,7 +38,7 @@ class CatalogError(Exception):
 def catalog(path):
     """The benchmarks registered in the image at path, in the order the
     kernel runs them (group rank, group name, name), as a dict:
-      benches: [{name, group, needs: [cap names], needs_mask, description}]
+      benches: [{name, group, needs: [cap names], needs_mask, every_cpu, description}]
       groups:  [{name, title, rank}] of the groups those use, in order
       caps:    [{name, bit, platform}]: which platform offers each capability
     """
@@ -82,7 +82,8 @@ def catalog(path):
         if unnamed:
             needs.append("0x%x" % unnamed)
         benches.append(dict(name=string(at), group=groups[group_at]["name"], needs=needs,
-                            needs_mask=mask, description=string(at + 16)))
+                            needs_mask=mask, every_cpu=bool(number("<B", at + 37)),
+                            description=string(at + 16)))
     return ordered(dict(benches=benches, groups=list(groups.values()), caps=caps))
 
 

@@ -20,6 +20,7 @@ struct evtchn_handler {
     void *data;
     uint64_t count;
     unsigned cpu; /* the vCPU the port is bound to */
+    bool last;    /* VIRQ_TIMER: its handler, the tick, may switch threads */
 };
 
 static struct evtchn_handler handlers[EVTCHN_MAX_HANDLED];
@@ -112,19 +113,37 @@ static void dispatch(evtchn_port_t port, struct trap_frame *f)
     h->fn(port, f, h->data);
 }
 
-/* Each pending bit is cleared before its handler runs, so an event that
- * arrives during the handler is seen again rather than lost. */
-static void handle_word(unsigned cpu, unsigned word, struct trap_frame *f)
+#define HANDLED_WORDS (EVTCHN_MAX_HANDLED / WORD_BITS)
+
+/* Moves the word's ready ports of this vCPU into todo, clearing their
+ * pending bits, so an event that arrives before its handler runs is seen
+ * again rather than lost. A port with no handler is dealt with at once. */
+static void take_word(unsigned cpu, unsigned word, xen_ulong_t *todo, struct trap_frame *f)
 {
     xen_ulong_t ready = __atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
                         ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST) &
                         __atomic_load_n(&cpu_ports[cpu][word], __ATOMIC_ACQUIRE);
 
-    while (ready) {
-        evtchn_port_t port = (evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready));
-        ready &= ready - 1;
-        xen_evtchn_clear(port);
-        dispatch(port, f);
+    __atomic_fetch_and(&xen_shared_info.evtchn_pending[word], ~ready, __ATOMIC_SEQ_CST);
+    if (word < HANDLED_WORDS) {
+        todo[word] |= ready;
+        return;
+    }
+    for (; ready; ready &= ready - 1)
+        dispatch((evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready)), f);
+}
+
+/* Runs the handlers of the ports in todo, those marked last after the rest. */
+static void run_handlers(const xen_ulong_t *todo, struct trap_frame *f)
+{
+    for (int last = 0; last <= 1; last++) {
+        for (unsigned word = 0; word < HANDLED_WORDS; word++) {
+            for (xen_ulong_t ready = todo[word]; ready; ready &= ready - 1) {
+                evtchn_port_t port = (evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready));
+                if (handlers[port].last == last)
+                    dispatch(port, f);
+            }
+        }
     }
 }
 
@@ -135,11 +154,15 @@ static void handle_word(unsigned cpu, unsigned word, struct trap_frame *f)
  * timer is VIRQ_TIMER bound to a port; its handler calls `timer_interrupt`.
  * Xen ABI: clear evtchn_upcall_pending before reading the selector, and
  * take the selector with an atomic exchange, so a bit Xen sets meanwhile
- * either is in what we took or raises upcall_pending again. */
+ * either is in what we took or raises upcall_pending again. The handlers
+ * run once this vCPU's part is all taken, the tick's last: the tick may
+ * switch threads, and this one may go on later on another vCPU, where
+ * nothing of this vCPU's must be left to do (or its next tick is lost). */
 void xen_event_upcall(struct trap_frame *f)
 {
     struct vcpu_info *v = xen_vcpu;
     unsigned cpu = cpu_index();
+    xen_ulong_t todo[HANDLED_WORDS] = {0};
 
     stack_check();
     while (__atomic_load_n(&v->evtchn_upcall_pending, __ATOMIC_SEQ_CST)) {
@@ -148,9 +171,10 @@ void xen_event_upcall(struct trap_frame *f)
         while (sel) {
             unsigned word = (unsigned)__builtin_ctzl(sel);
             sel &= sel - 1;
-            handle_word(cpu, word, f);
+            take_word(cpu, word, todo, f);
         }
     }
+    run_handlers(todo, f);
 }
 
 void xen_failsafe(struct trap_frame *f)
@@ -164,12 +188,13 @@ void xen_failsafe(struct trap_frame *f)
 /* Gives a freshly bound, still masked port its handler and its vCPU's
  * upcall. */
 static evtchn_port_t install_handler(evtchn_port_t port, unsigned cpu, const char *what,
-                                     evtchn_handler_fn fn, void *data)
+                                     evtchn_handler_fn fn, void *data, bool last)
 {
     if (port >= EVTCHN_MAX_HANDLED)
         panic("xen: %s got port %u; only ports below %d can have handlers", what, port,
               EVTCHN_MAX_HANDLED);
-    handlers[port] = (struct evtchn_handler){.fn = fn, .data = data, .count = 0, .cpu = cpu};
+    handlers[port] =
+        (struct evtchn_handler){.fn = fn, .data = data, .count = 0, .cpu = cpu, .last = last};
     for (unsigned c = 0; c < MAX_CPUS; c++)
         __atomic_fetch_and(&cpu_ports[c][port / WORD_BITS], ~port_bit(port), __ATOMIC_RELEASE);
     __atomic_fetch_or(&cpu_ports[cpu][port / WORD_BITS], port_bit(port), __ATOMIC_RELEASE);
@@ -181,7 +206,7 @@ evtchn_port_t xen_bind_virq(uint32_t virq, unsigned cpu, evtchn_handler_fn fn, v
     struct evtchn_bind_virq bind = {.virq = virq, .vcpu = cpu};
 
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_virq, &bind), "event_channel_op bind_virq");
-    return install_handler(bind.port, cpu, "a VIRQ", fn, data);
+    return install_handler(bind.port, cpu, "a VIRQ", fn, data, virq == VIRQ_TIMER);
 }
 
 evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
@@ -189,7 +214,7 @@ evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
     struct evtchn_bind_ipi bind = {.vcpu = cpu};
 
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_bind_ipi, &bind), "event_channel_op bind_ipi");
-    return install_handler(bind.port, cpu, "an IPI", fn, data);
+    return install_handler(bind.port, cpu, "an IPI", fn, data, false);
 }
 
 static void register_callback(uint16_t type, uint16_t flags, const void *entry)

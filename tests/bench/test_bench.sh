@@ -11,7 +11,7 @@
 #     same instructions (what `make bench ICOUNT=1` promises).
 #  4. The same with two CPUs (configuration native-patched+smp2, with the
 #     benchmarks tools/bench_configs.py gives it): two --icount boots must
-#     count the same and print the same console.
+#     give the same median for every benchmark whose op runs on one CPU.
 # Needs both images (make image, make PARAVIRT=n image). Ends with
 # "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
@@ -100,11 +100,34 @@ else
 fi
 
 # With two CPUs QEMU's icount runs them in turn on one host thread,
-# switching where the instruction count says, so the interleaving must
-# repeat too: not only the benchmarks' counts but the whole console (the
-# self-tests' work per CPU, their preemptions, the channel's switches)
-# must come out the same. tools/bench gives each boot tools/run's
-# --timeout.
+# switching where the instruction count says, or where a host event (its
+# RCU thread's grace period, a monitor command) cuts a CPU's turn short.
+# Such a cut moves the interleaving, so what repeats is what does not
+# depend on it: the median of every benchmark whose op runs on one CPU
+# (the other only answering its shootdowns). The benchmarks whose threads
+# run on every CPU at once (.every_cpu, read from the image) and the
+# self-tests' per-CPU tallies count whatever interleaving QEMU gave them.
+# tools/bench gives each boot tools/run's --timeout.
+one_cpu_benches() {
+    PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench_report
+for b in bench_report.catalog(sys.argv[2])["benches"]:
+    if not b["every_cpu"]:
+        print(b["name"])
+' "$root/tools" "$1"
+}
+medians() {
+    python3 -c '
+import json, sys
+keep = set(sys.argv[2].split())
+for run in json.load(open(sys.argv[1]))["configs"]:
+    for r in run["results"]:
+        if r["name"] in keep:
+            print(r["name"], r.get("median"))
+' "$1" "$2"
+}
 smp=native-patched+smp2
 smp_ok=1
 for i in 1 2; do
@@ -113,21 +136,14 @@ for i in 1 2; do
         tail -n 5 "$out/icount-smp$i.err"
     }
 done
-one=$(figures "$out/icount-smp1/results.json" 2>/dev/null)
-two=$(figures "$out/icount-smp2/results.json" 2>/dev/null)
-log_one=$out/icount-smp1/logs/$smp.log
-log_two=$out/icount-smp2/logs/$smp.log
-if [ "$smp_ok" = 1 ] && grep -q "^smp: 2 CPUs running" "$log_one" &&
-    grep -q "spin_lock_irqsave [0-9]" <<<"$one" && [ "$one" = "$two" ]; then
-    pass "icount, two CPUs: two runs count the same ($(grep spin_lock_irqsave <<<"$one"))"
+keep=$(one_cpu_benches "$build/patchbay.elf")
+one=$(medians "$out/icount-smp1/results.json" "$keep" 2>/dev/null)
+two=$(medians "$out/icount-smp2/results.json" "$keep" 2>/dev/null)
+if [ "$smp_ok" = 1 ] && grep -q "^smp: 2 CPUs running" "$out/icount-smp1/logs/$smp.log" &&
+    grep -q "^mprotect_1 [0-9]" <<<"$one" && [ "$one" = "$two" ]; then
+    pass "icount, two CPUs: two runs count the same ($(wc -l <<<"$one") one-CPU benchmarks; $(grep mprotect_1 <<<"$one"))"
 else
     fail "icount, two CPUs: two runs differ or did not report: '$one' vs '$two'"
-fi
-if [ "$smp_ok" = 1 ] && cmp -s "$log_one" "$log_two"; then
-    pass "icount, two CPUs: two runs print the same console ($(wc -l <"$log_one") lines)"
-else
-    fail "icount, two CPUs: the two consoles differ (first differences):"
-    diff "$log_one" "$log_two" 2>&1 | head -n 10 | sed 's/^/  /'
 fi
 
 echo "$passed passed, $failed failed"

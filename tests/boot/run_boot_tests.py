@@ -112,7 +112,7 @@ def check(case, status, text, stderr):
     want = case["status"]
     if not status_ok(want, status):
         wanted = {"fail": "a kernel failure (1..100)",
-                  "failed": "a failure with a verdict (1..100)"}.get(want, "status %d" % want)
+                  "failed": "a failure with a verdict (1..100)"}.get(want) or "status %d" % want
         reasons.append("expected %s, got %s" % (wanted, describe_status(status)))
     elif want == "fail" and "run: kernel failed with status" not in stderr:
         reasons.append("status %d did not come from a kernel exit" % status)
