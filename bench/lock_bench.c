@@ -1,6 +1,7 @@
 /* Uncontended spinlocks: what every lock round trip costs on one CPU.
- * spin_lock() goes through pv_lock_ops (an indirect call) with
- * pv.spinlock=on, or is the ticket lock inline with pv.spinlock=off;
+ * spin_lock() goes through pv_lock_ops (an indirect call) when the
+ * backend has a lock of its own (Xen's) and pv.spinlock=on, else it is the
+ * ticket lock inline;
  * the irqsave form adds three irq call sites (save_fl, irq_disable,
  * restore_fl), the paths where the 2006 patching numbers moved most. */
 #include "bench/bench.h"

@@ -10,6 +10,7 @@
 #include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/write_barrier.h"
 #include "mm/kernel_map.h"
@@ -74,6 +75,7 @@ void kernel_main(void)
     kprintf("patchbay: booting via %s\n", boot_method_name(boot_info.method));
     print_cpu();                               /* which CPU, as this platform shows it */
     options_init(&boot_info);                  /* typed options from the command line */
+    spin_lock_setup();                         /* pv.spinlock: the backend's lock, or inline */
     pv_machine_ops.setup();                    /* the backend acts on its options */
     pv_patch_all(pv_patch_ops.site_backend()); /* rewrite call sites for this backend */
     mm_init(&boot_info);                       /* frame allocator over the memory map */

@@ -7,7 +7,8 @@
  * by then; the lock is still taken so an SMP kernel keeps this API.
  *
  * With pv.spinlock=on the lock and unlock go through pv_lock_ops
- * (pv/lock_ops.h), where a hypervisor backend may block instead of spin. */
+ * (pv/lock_ops.h) when the backend fills them: a hypervisor backend may
+ * block instead of spin. */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
@@ -31,6 +32,10 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
  * already runs with interrupts disabled. */
 void spin_lock(struct spinlock *l);
 void spin_unlock(struct spinlock *l);
+
+/* Once the options are read: locks go through pv_lock_ops from here on
+ * if pv.spinlock=on and the backend filled them. */
+void spin_lock_setup(void);
 
 /* What spin_lock() runs, for the boot log: pv_lock_ops' name, or
  * "inline ticket" with pv.spinlock=off. */

@@ -1,6 +1,7 @@
 /* Paravirt spinlock ops: how spin_lock() takes and releases a lock when
- * pv.spinlock=on (kernel/spinlock.c). The native entries are the ticket
- * lock (kernel/ticket_lock.h). A hypervisor backend may install entries
+ * pv.spinlock=on (kernel/spinlock.c). The native backend leaves lock and
+ * unlock NULL: its lock is the ticket lock (kernel/ticket_lock.h), which
+ * spin_lock() then runs inline. A hypervisor backend may install entries
  * that, instead of spinning on a lock whose holder's vCPU is not running,
  * block the waiting vCPU until the holder kicks it. */
 #ifndef PV_LOCK_OPS_H
@@ -12,8 +13,8 @@ struct spinlock;
 
 struct pv_lock_ops {
     const char *name;                   /* for the boot log, e.g. "native ticket" */
-    void (*lock)(struct spinlock *l);   /* returns holding l */
-    void (*unlock)(struct spinlock *l); /* called by the holder */
+    void (*lock)(struct spinlock *l);   /* returns holding l; NULL: the ticket lock inline */
+    void (*unlock)(struct spinlock *l); /* called by the holder; NULL with lock */
     uint64_t (*blocked)(void);          /* times a waiter blocked; NULL if it never does */
 };
 

@@ -24,6 +24,7 @@ DOMU = "+domu"
 
 # With more than one CPU the kernel tags its config string "+smpN".
 SMP2 = "+smp2"
+SMP4 = "+smp4"
 
 # The report's columns: (configuration, heading). "normal" is the kernel
 # built without paravirt; under Xen there is no such kernel, so the Xen
@@ -43,13 +44,14 @@ PTE_COLUMNS = [("native-nopv", "normal"), ("native-patched", "paravirt-patch")] 
     ("xen-patched" + XEN + DOMU, "domU batch")]
 
 
-def config(id, select, options=(), nopv=False, door=None, smp=1):
+def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
-    tools/run door (default: the platform's own, --xen for xen) and the
-    number of CPUs (tools/run --smp)."""
+    tools/run door (default: the platform's own, --xen for xen), the
+    number of CPUs (tools/run --smp) and, under Xen, of physical CPUs
+    (--host-cpus; default as many)."""
     platform = id.split("-", 1)[0]
-    return dict(id=id, platform=platform, door=door or platform, smp=smp,
+    return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
                 image="nopv" if nopv else "pv", select=list(select), options=list(options))
 
 
@@ -82,6 +84,11 @@ CONFIGS = [
     config("native-patched+spinlock=off" + SMP2, ["lock_contended"], ["pv.spinlock=off"], smp=2),
     config("xen-patched" + XEN + "+spinlock=off" + SMP2, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=2),
+    # Overcommit: 4 vCPUs on 2 physical CPUs, where Xen deschedules a vCPU
+    # that holds or waits for a lock: the pv lock against plain spinning.
+    config("xen-patched" + XEN + SMP4, ["lock_contended"], ["xen.mmu=batch"], smp=4, host_cpus=2),
+    config("xen-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
+           ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2),
 ]
 
 

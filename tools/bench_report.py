@@ -348,6 +348,50 @@ def group_sections(idx, cat):
     return out
 
 
+def smp_section(idx):
+    """What several CPUs cost, from the +smpN configurations: a shootdown
+    natively and under Xen, pv spinlocks natively, and what they save
+    with more vCPUs than physical CPUs. Empty without those runs."""
+    native, xen = "native-patched", "xen-patched" + bench_configs.XEN
+    out = []
+    one_native, one_xen = value(idx, native, "", "tlb_shootdown_1"), value(idx, xen, "",
+                                                                           "tlb_shootdown_1")
+    two_native, two_xen = value(idx, native, "smp2", "tlb_shootdown_1"), value(idx, xen, "smp2",
+                                                                               "tlb_shootdown_1")
+    unit = next((r["unit"] for results in idx.values() for r in results.values()
+                 if "unit" in r), "ticks").replace("_", " ")
+    if None not in (one_native, two_native, one_xen, two_xen):
+        out.append("- **A shootdown** (`tlb_shootdown_1` on two CPUs less on one, %s): %s "
+                   "natively (an IPI and a wait for the other CPU's acknowledgement), %s under "
+                   "Xen (one `mmuext_op` more in the pte updates' multicall, one hypercall "
+                   "whatever the vCPU count, no IPI)."
+                   % (unit, fmt(two_native - one_native), fmt(two_xen - one_xen)))
+    pv, plain = value(idx, native, "", "spin_lock_unlock"), value(idx, native, "spinlock=off",
+                                                                  "spin_lock_unlock")
+    if None not in (pv, plain):
+        out.append("- **pv spinlocks natively** (`spin_lock_unlock`, %s): %s with them, %s "
+                   "without (%+.1f%%): the native backend has no lock ops, so `spin_lock()` runs "
+                   "the ticket lock inline either way, and any difference is the host's."
+                   % (unit, fmt(pv), fmt(plain), (pv - plain) * 100 / plain))
+    for cpus, what in (("smp2", "2 vCPUs on 2 physical CPUs"),
+                       ("smp4", "4 vCPUs on 2 physical CPUs")):
+        pv, plain = (idx.get(xen + tags, {}).get("lock_contended")
+                     for tags in ("+" + cpus, "+spinlock=off+" + cpus))
+        if pv and plain and "mean" in pv and "mean" in plain:
+            out.append("- **Contended, under Xen, %s** (`lock_contended`, mean %s per "
+                       "acquisition over every repetition): %d with the pv lock (the threads "
+                       "waited %d per acquisition between them, and blocked %d times), %d with "
+                       "plain spinning (%d waited): the pv lock's throughput is %.1fx." % (
+                           what, unit, pv["mean"], pv["waiting"],
+                           pv["blocked"], plain["mean"], plain["waiting"],
+                           plain["mean"] / pv["mean"]))
+    if not out:
+        return []
+    return ["", "## SMP", ""] + out + [
+        "- **Live patching with several CPUs**: not yet; a static call refuses to retarget "
+        "while more than one CPU runs, so no CPU can meet a half-written instruction."]
+
+
 def missing_from(report, cat):
     """The benchmarks of cat that report (markdown text) never names."""
     return [b["name"] for b in cat["benches"] if "`%s`" % b["name"] not in report]
@@ -368,6 +412,7 @@ def render(data, chart_made):
     out += notes(c)
     if chart_made:
         out += ["", "![headline comparisons](%s)" % CHART]
+    out += smp_section(idx)
     out += group_sections(idx, cat)
     failed = [r for r in data["configs"] if r["problems"]]
     if failed:

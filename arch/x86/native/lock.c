@@ -1,19 +1,9 @@
-/* The native pv_lock_ops: the ticket lock, out of line. */
+/* The native pv_lock_ops: no entries. The native lock is the ticket lock
+ * itself, which spin_lock() runs inline when the slots are empty, so a
+ * native kernel with pv spinlocks runs the same instructions as one
+ * without (kernel/spinlock.c). */
 #include "arch/x86/native/backend.h"
-#include "kernel/ticket_lock.h"
-
-static void native_lock(struct spinlock *l)
-{
-    ticket_lock(l);
-}
-
-static void native_unlock(struct spinlock *l)
-{
-    ticket_unlock(l);
-}
 
 const struct pv_lock_ops native_lock_ops = {
     .name = "native ticket",
-    .lock = native_lock,
-    .unlock = native_unlock,
 };
