@@ -382,7 +382,7 @@ def smp_section(idx):
                        "acquisition over every repetition): %d with the pv lock (the threads "
                        "waited %d per acquisition between them, and blocked %d times), %d with "
                        "plain spinning (%d waited): the pv lock's throughput is %.1fx." % (
-                           what, unit, pv["mean"], pv["waiting"],
+                           what, pv["unit"].replace("_", " "), pv["mean"], pv["waiting"],
                            pv["blocked"], plain["mean"], plain["waiting"],
                            plain["mean"] / pv["mean"]))
     if not out:
