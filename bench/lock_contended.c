@@ -37,7 +37,8 @@ static struct {
     uint64_t waited;          /* TSC spent in spin_lock, over every thread */
 } c;
 
-static uint64_t expected_total, waited_total, elapsed_total, acquisitions_total, blocked_total;
+static uint64_t expected_total, waited_total, elapsed_total, acquisitions_total;
+static uint64_t blocked_before, kicked_before;
 static unsigned threads_used;
 
 /* Releases everyone once the last thread is here; waits by yielding, so
@@ -74,13 +75,20 @@ static void take_lock_repeatedly(void *arg)
         ;
 }
 
+/* One of pv_lock_ops' counters; 0 when the backend keeps none. */
+static uint64_t lock_counter(uint64_t (*counter)(void))
+{
+    return counter ? counter() : 0;
+}
+
 static const char *prepare_contended(void)
 {
     for (unsigned i = 0; i < GUARDED_WORDS; i++)
         c.guarded[i] = 0;
     c.lock = (struct spinlock){0};
     expected_total = waited_total = elapsed_total = acquisitions_total = 0;
-    blocked_total = pv_lock_ops.blocked ? pv_lock_ops.blocked() : 0;
+    blocked_before = lock_counter(pv_lock_ops.blocked);
+    kicked_before = lock_counter(pv_lock_ops.kicked);
     threads_used = smp_cpus_online();
     return 0;
 }
@@ -112,7 +120,8 @@ static uint64_t measure_contended(uint64_t n)
 /* Every increment under the lock survived, and what waiting cost. */
 static const char *check_contended(void)
 {
-    uint64_t sum = 0, blocked = pv_lock_ops.blocked ? pv_lock_ops.blocked() - blocked_total : 0;
+    uint64_t sum = 0, blocked = lock_counter(pv_lock_ops.blocked) - blocked_before;
+    uint64_t kicked = lock_counter(pv_lock_ops.kicked) - kicked_before;
 
     for (unsigned i = 0; i < GUARDED_WORDS; i++)
         sum += c.guarded[i];
@@ -121,9 +130,9 @@ static const char *check_contended(void)
     if (!acquisitions_total)
         return "no acquisitions were made";
     kprintf("bench: lock_contended: %u threads on %u CPUs, %s lock: mean %lu %s per acquisition "
-            "(waiting %lu), waiters blocked %lu times\n",
+            "(waiting %lu), waiters blocked %lu times, kicked %lu times\n",
             threads_used, smp_cpus_online(), spin_lock_kind(), elapsed_total / acquisitions_total,
-            tsc_unit(), waited_total / acquisitions_total, blocked);
+            tsc_unit(), waited_total / acquisitions_total, blocked, kicked);
     return 0;
 }
 

@@ -16,6 +16,7 @@ struct pv_lock_ops {
     void (*lock)(struct spinlock *l);   /* returns holding l; NULL: the ticket lock inline */
     void (*unlock)(struct spinlock *l); /* called by the holder; NULL with lock */
     uint64_t (*blocked)(void);          /* times a waiter blocked; NULL if it never does */
+    uint64_t (*kicked)(void);           /* times an unlocker woke one; NULL with blocked */
 };
 
 /* The ops in use, assigned by the backend's install function

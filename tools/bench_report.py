@@ -380,10 +380,11 @@ def smp_section(idx):
         if pv and plain and "mean" in pv and "mean" in plain:
             out.append("- **Contended, under Xen, %s** (`lock_contended`, mean %s per "
                        "acquisition over every repetition): %d with the pv lock (the threads "
-                       "waited %d per acquisition between them, and blocked %d times), %d with "
-                       "plain spinning (%d waited): the pv lock's throughput is %.1fx." % (
+                       "waited %d per acquisition between them, blocked %d times and were "
+                       "kicked %d times), %d with plain spinning (%d waited): the pv lock's "
+                       "throughput is %.1fx." % (
                            what, pv["unit"].replace("_", " "), pv["mean"], pv["waiting"],
-                           pv["blocked"], plain["mean"], plain["waiting"],
+                           pv["blocked"], pv["kicked"], plain["mean"], plain["waiting"],
                            plain["mean"] / pv["mean"]))
     if not out:
         return []

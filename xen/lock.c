@@ -117,6 +117,11 @@ static uint64_t xen_lock_blocked(void)
     return blocked_count;
 }
 
+static uint64_t xen_lock_kicked(void)
+{
+    return kick_count;
+}
+
 /* cpu's kick port. Xen ABI: SCHEDOP_poll sees a port pending whichever
  * vCPU it is bound to; binding it to cpu keeps the kick there should it
  * ever be unmasked. */
@@ -130,4 +135,5 @@ const struct pv_lock_ops xen_lock_ops = {
     .lock = xen_lock,
     .unlock = xen_unlock,
     .blocked = xen_lock_blocked,
+    .kicked = xen_lock_kicked,
 };
