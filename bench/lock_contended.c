@@ -75,20 +75,14 @@ static void take_lock_repeatedly(void *arg)
         ;
 }
 
-/* One of pv_lock_ops' counters; 0 when the backend keeps none. */
-static uint64_t lock_counter(uint64_t (*counter)(void))
-{
-    return counter ? counter() : 0;
-}
-
 static const char *prepare_contended(void)
 {
     for (unsigned i = 0; i < GUARDED_WORDS; i++)
         c.guarded[i] = 0;
     c.lock = (struct spinlock){0};
     expected_total = waited_total = elapsed_total = acquisitions_total = 0;
-    blocked_before = lock_counter(pv_lock_ops.blocked);
-    kicked_before = lock_counter(pv_lock_ops.kicked);
+    blocked_before = pv_lock_counter(pv_lock_ops.blocked);
+    kicked_before = pv_lock_counter(pv_lock_ops.kicked);
     threads_used = smp_cpus_online();
     return 0;
 }
@@ -120,8 +114,8 @@ static uint64_t measure_contended(uint64_t n)
 /* Every increment under the lock survived, and what waiting cost. */
 static const char *check_contended(void)
 {
-    uint64_t sum = 0, blocked = lock_counter(pv_lock_ops.blocked) - blocked_before;
-    uint64_t kicked = lock_counter(pv_lock_ops.kicked) - kicked_before;
+    uint64_t sum = 0, blocked = pv_lock_counter(pv_lock_ops.blocked) - blocked_before;
+    uint64_t kicked = pv_lock_counter(pv_lock_ops.kicked) - kicked_before;
 
     for (unsigned i = 0; i < GUARDED_WORDS; i++)
         sum += c.guarded[i];

@@ -152,15 +152,14 @@ static void hold_and_increment(void *arg)
 
 static void check_contended_lock(void)
 {
-    uint64_t blocked = pv_lock_ops.blocked ? pv_lock_ops.blocked() : 0;
+    uint64_t blocked = pv_lock_counter(pv_lock_ops.blocked);
 
     guarded_count = 0;
     struct thread *ta = must_create("lock-a", hold_and_increment, 0);
     struct thread *tb = must_create("lock-b", hold_and_increment, 0);
     thread_join(ta);
     thread_join(tb);
-    if (pv_lock_ops.blocked)
-        blocked = pv_lock_ops.blocked() - blocked;
+    blocked = pv_lock_counter(pv_lock_ops.blocked) - blocked;
     kprintf("sched: contended %s lock kept %lu increments exact (waiters blocked %lu times)\n",
             spin_lock_kind(), guarded_count, blocked);
     if (guarded_count != 2 * LOCK_ROUNDS)

@@ -19,6 +19,13 @@ struct pv_lock_ops {
     uint64_t (*kicked)(void);           /* times an unlocker woke one; NULL with blocked */
 };
 
+/* A counter of the ops in use (pv_lock_ops.blocked, .kicked), or 0 when
+ * the backend keeps none. */
+static inline uint64_t pv_lock_counter(uint64_t (*counter)(void))
+{
+    return counter ? counter() : 0;
+}
+
 /* The ops in use, assigned by the backend's install function
  * (arch/x86/native/lock.c, xen/lock.c). */
 extern struct pv_lock_ops pv_lock_ops;

@@ -215,14 +215,19 @@ def label(name, tags):
     return "`%s`" % name + (" (%s)" % tags if tags else "")
 
 
-def row_label(idx, name, tags, columns=bench_configs.COLUMNS):
-    """label(), saying "icount" for a row a TSC-timed run measured under
-    icount all the same (a configuration pinned to it)."""
-    units = {r["unit"] for results in idx.values() for r in results.values() if "unit" in r}
+def timed_by_tsc(idx):
+    """Whether any figure of the run is in TSC ticks."""
+    return any(r.get("unit") == "tsc_ticks" for results in idx.values() for r in results.values())
+
+
+def row_label(idx, name, tags, tsc_run, columns=bench_configs.COLUMNS):
+    """label(), saying "icount" for a row a TSC-timed run (tsc_run, from
+    timed_by_tsc) measured under icount all the same (a configuration
+    pinned to it)."""
     mine = {r.get("unit") for c, results in idx.items() if name in results
             and bench_configs.column_and_tags(c, columns)[1] == tags
             for r in [results[name]]}
-    if "tsc_ticks" in units and mine == {"instructions"}:
+    if tsc_run and mine == {"instructions"}:
         tags = (tags + ", " if tags else "") + "icount: instructions"
     return label(name, tags)
 
@@ -230,7 +235,8 @@ def row_label(idx, name, tags, columns=bench_configs.COLUMNS):
 def table(idx, names, variants=True):
     """The 2006-style table for names; each option variant a row of its own
     unless variants is False."""
-    rows = [[row_label(idx, name, tags)] + row_cells(idx, name, tags)
+    tsc_run = timed_by_tsc(idx)
+    rows = [[row_label(idx, name, tags, tsc_run)] + row_cells(idx, name, tags)
             for name in names for tags in row_variants(idx, name, bench_configs.COLUMNS)
             if variants or not tags]
     return markdown(["benchmark"] + HEADINGS, rows)
@@ -264,10 +270,11 @@ def pte_table(idx, cat):
     """Native against Xen's three pte modes, as ratios to normal."""
     names = names_in(cat, "pte")
     rows = []
+    tsc_run = timed_by_tsc(idx)
     for name in names:
         for tags in row_variants(idx, name, bench_configs.PTE_COLUMNS):
             v = [value(idx, col, tags, name) for col, _ in bench_configs.PTE_COLUMNS]
-            rows.append([row_label(idx, name, tags, bench_configs.PTE_COLUMNS), fmt(v[0])] + [ratio(x, v[0]) for x in v[1:]]
+            rows.append([row_label(idx, name, tags, tsc_run, bench_configs.PTE_COLUMNS), fmt(v[0])] + [ratio(x, v[0]) for x in v[1:]]
                         + [PTE_2008 if name.startswith("mprotect") else "—"])
     headings = ["benchmark"] + [h for _, h in bench_configs.PTE_COLUMNS] + ["2008"]
     return markdown(headings, rows)

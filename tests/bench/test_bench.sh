@@ -36,15 +36,18 @@ else
     tail -n 5 "$out/quick.err"
 fi
 
-# The benchmarks an image registers, one name a line, in run order.
+# The benchmarks an image registers, one name a line, in run order; with
+# a second argument "one-cpu", only those whose op runs on one CPU (not
+# .every_cpu).
 registered() {
     PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
 import bench_report
 for b in bench_report.catalog(sys.argv[2])["benches"]:
-    print(b["name"])
-' "$root/tools" "$1"
+    if sys.argv[3:] != ["one-cpu"] or not b["every_cpu"]:
+        print(b["name"])
+' "$root/tools" "$@"
 }
 
 # The benchmarks a boot's console printed a line for (ran or skipped).
@@ -108,16 +111,6 @@ fi
 # run on every CPU at once (.every_cpu, read from the image) and the
 # self-tests' per-CPU tallies count whatever interleaving QEMU gave them.
 # tools/bench gives each boot tools/run's --timeout.
-one_cpu_benches() {
-    PYTHONDONTWRITEBYTECODE=1 python3 -c '
-import sys
-sys.path.insert(0, sys.argv[1])
-import bench_report
-for b in bench_report.catalog(sys.argv[2])["benches"]:
-    if not b["every_cpu"]:
-        print(b["name"])
-' "$root/tools" "$1"
-}
 medians() {
     python3 -c '
 import json, sys
@@ -136,7 +129,7 @@ for i in 1 2; do
         tail -n 5 "$out/icount-smp$i.err"
     }
 done
-keep=$(one_cpu_benches "$build/patchbay.elf")
+keep=$(registered "$build/patchbay.elf" one-cpu)
 one=$(medians "$out/icount-smp1/results.json" "$keep" 2>/dev/null)
 two=$(medians "$out/icount-smp2/results.json" "$keep" 2>/dev/null)
 if [ "$smp_ok" = 1 ] && grep -q "^smp: 2 CPUs running" "$out/icount-smp1/logs/$smp.log" &&
