@@ -6,6 +6,7 @@
 
 BENCH_GROUP(irq, 10, "Interrupt-flag ops");
 BENCH_GROUP(calls, 20, "Calls: the 2018 jump-functions comparison");
+BENCH_GROUP(patching, 25, "Live patching");
 BENCH_GROUP(locks, 30, "Spinlocks");
 BENCH_GROUP(sched, 40, "Scheduler and channels");
 BENCH_GROUP(pte, 50, "Page tables");

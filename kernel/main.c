@@ -88,6 +88,7 @@ void kernel_main(void)
     selftest_sched();                          /* threads, preemption, channel, sleep */
     mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
     mm_tlb_test();                             /* mm.tlbtest=on: no stale TLB entry survives */
+    pv_repatch_test();                         /* pv.repatch_test=N: patching with CPUs live */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
     fault_inject_run();                        /* fault=...: test the trap path */
     check_wx();                                /* still W^X after every text_poke */

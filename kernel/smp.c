@@ -1,8 +1,8 @@
-/* Starting the other CPUs. The boot CPU has patched every call site by
- * now, so no CPU ever runs a site while it is being rewritten; runtime
- * rewrites check smp_cpus_online() (pv/static_call.c). Each secondary
- * runs on an idle thread's stack from the thread pool, so its stack sits
- * above a guard page like every other. */
+/* Starting the other CPUs, and making every CPU serialize after a text
+ * write. The boot CPU has patched every call site by now; later rewrites
+ * go through pv/live_patch.c, which syncs with smp_sync_cores(). Each
+ * secondary runs on an idle thread's stack from the thread pool, so its
+ * stack sits above a guard page like every other. */
 #include "kernel/smp.h"
 
 #include "kernel/cmdline.h"
@@ -11,9 +11,11 @@
 #include "kernel/percpu.h"
 #include "kernel/sched_core.h"
 #include "kernel/time.h"
+#include "pv/irq.h"
 #include "pv/ops.h"
 
 #define CPU_START_TIMEOUT_NS (1000 * NSEC_PER_MSEC)
+#define SYNC_TIMEOUT_NS (2 * NSEC_PER_SEC)
 
 static uint64_t max_cpus = MAX_CPUS;
 OPTION_UINT(max_cpus, "smp.cpus", 1, MAX_CPUS, "start at most this many CPUs");
@@ -66,4 +68,62 @@ void smp_start_cpus(void)
             break;
     }
     kprintf("smp: %u CPU%s running\n", smp_cpus_online(), smp_cpus_online() == 1 ? "" : "s");
+}
+
+static unsigned sync_pending; /* a bit per CPU that has still to serialize */
+static unsigned sync_waiter;  /* the CPU smp_sync_cores() may halt on */
+
+/* cpuid serializes (Intel SDM vol. 3, 8.3): whatever this CPU fetched
+ * before is discarded, so it sees text another CPU wrote (SDM 8.1.3,
+ * cross-modifying code). Xen's cpuid traps to Xen, which serializes too.
+ * The last CPU to do so wakes the waiter. */
+void smp_ipi_arrived(void)
+{
+    unsigned me = 1u << cpu_index();
+
+    if (!(__atomic_load_n(&sync_pending, __ATOMIC_ACQUIRE) & me))
+        return;
+    pv_cpu_ops.cpuid(0, 0);
+    if (__atomic_and_fetch(&sync_pending, ~me, __ATOMIC_SEQ_CST) == 0)
+        pv_cpu_ops.send_ipi(__atomic_load_n(&sync_waiter, __ATOMIC_SEQ_CST));
+}
+
+/* Halts until an interrupt, unless every CPU has answered: the waiter
+ * publishes itself before it looks, the last answer clears its bit before
+ * it looks for the waiter, so one of the two sees the other. Halting, not
+ * spinning, hands the physical CPU to the vCPUs being waited for when
+ * there are fewer (under Xen, or QEMU on a small host); the scheduler's
+ * tick bounds the halt. */
+static void wait_for_answers(void)
+{
+    irq_disable();
+    __atomic_store_n(&sync_waiter, cpu_index(), __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&sync_pending, __ATOMIC_SEQ_CST))
+        safe_halt();
+    else
+        irq_enable();
+}
+
+/* An IPI to every online CPU, the caller's own included (it may move
+ * while it waits), and a wait until each has serialized. Only an
+ * interrupt proves a CPU is between two of the interrupted code's
+ * instructions, which is why the caller waits with interrupts enabled:
+ * a CPU shooting down this one's TLB meanwhile needs its IPI taken. */
+void smp_sync_cores(void)
+{
+    unsigned online = smp_cpus_online();
+    unsigned all = online >= 32 ? ~0u : (1u << online) - 1;
+    uint64_t deadline = time_now_ns() + SYNC_TIMEOUT_NS;
+    unsigned pending;
+
+    if (!(irq_save_flags() & X86_EFLAGS_IF))
+        panic("smp: sync with interrupts disabled would wait for its own IPI forever");
+    __atomic_store_n(&sync_pending, all, __ATOMIC_RELEASE);
+    for (unsigned cpu = 0; cpu < online; cpu++)
+        pv_cpu_ops.send_ipi(cpu);
+    while ((pending = __atomic_load_n(&sync_pending, __ATOMIC_ACQUIRE))) {
+        if (time_now_ns() > deadline)
+            panic("smp: CPUs 0x%x did not serialize within 2 s of a text write", pending);
+        wait_for_answers();
+    }
 }

@@ -15,6 +15,15 @@ void smp_start_cpus(void);
  * traps and its timer working, interrupts disabled. Never returns. */
 __attribute__((noreturn)) void smp_cpu_main(unsigned cpu);
 
+/* Returns once every running CPU has taken an interrupt and serialized,
+ * so none still runs instructions it fetched before the call. Needs
+ * interrupts enabled; one caller at a time (pv/live_patch.c). */
+void smp_sync_cores(void);
+
+/* What every CPU does on the backend's IPI (pv_cpu_ops.send_ipi) besides
+ * ending a halt: serialize, if smp_sync_cores() asked it to. */
+void smp_ipi_arrived(void);
+
 extern unsigned smp_online_count;
 
 /* How many CPUs are running kernel code (1 until smp_start_cpus). Inline:

@@ -99,7 +99,9 @@
 /* Rewriting the kernel's own text. */
 #define PV_CALLS_patch(X, a) \
     X(a, patch, site_backend, const struct pv_backend *, (void)) /* what sites become */ \
-    X(a, patch, text_poke, void, (void *addr, const void *bytes, size_t len))
+    X(a, patch, text_poke, void, (void *addr, const void *bytes, size_t len)) \
+    /* Another form for the same sites, or NULL: what pv.repatch_test flips to. */ \
+    X(a, patch, alt_site_backend, const struct pv_backend *, (void))
 
 /* clang-format on */
 

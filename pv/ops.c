@@ -15,7 +15,14 @@ struct pv_lock_ops pv_lock_ops;
 
 #define CURRENT_TARGET_(targets, table, op) targets[PV_OP_##op] = (uint64_t)pv_##table##_ops.op;
 
-void pv_ops_current_targets(uint64_t targets[])
+void pv_ops_current_targets(uint64_t targets[]){PV_SITES(CURRENT_TARGET_, targets)}
+
+#define SLOT_ADDRESS_(op_wanted, table, op)                                                        \
+    if ((op_wanted) == PV_OP_##op)                                                                 \
+        return (uint64_t)&pv_##table##_ops.op;
+
+uint64_t pv_op_slot(enum pv_op op)
 {
-    PV_SITES(CURRENT_TARGET_, targets)
+    PV_SITES(SLOT_ADDRESS_, op)
+    return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "pv/op_list.h"
+#include "pv/site.h"
 
 struct boot_info;
 struct pv_backend;
@@ -73,6 +74,9 @@ extern struct pv_info pv_info;
 /* What each site op's table slot points at now, indexed by enum pv_op (0
  * for an empty slot): the targets a backend may turn indirect calls into. */
 void pv_ops_current_targets(uint64_t targets[]);
+
+/* The address of op's table slot: what an unpatched site calls through. */
+uint64_t pv_op_slot(enum pv_op op);
 
 /* A backend BE defines, for every op, a function named BE_<op>; for a site
  * op the table slot is BE_pv_<op>, the callee-save thunk PV_THUNKS(BE)

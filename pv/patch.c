@@ -123,28 +123,35 @@ bool pv_site_valid(const struct pv_site *s, const struct pv_text *text, char *er
     return true;
 }
 
-/* Builds the site's new bytes in `site`; the result says whether to use them. */
+/* Builds the site's new bytes in `site`; the result says whether to use
+ * them. The padding goes first and the instructions end where the site
+ * ends: a thread interrupted after a site's popf or sti, or returning from
+ * its call, then resumes at the site's end, an address that stays an
+ * instruction boundary whatever the site is later rewritten to
+ * (pv/live_patch.c). */
 static enum pv_patch_result build_site(const struct pv_site *s, const struct pv_replacement *r,
                                        uint8_t *site)
 {
-    size_t used;
+    size_t pad;
 
     switch (r->kind) {
     case PV_REPL_INLINE:
         if (r->len > s->len)
             return PV_KEPT_TOO_LONG;
-        memcpy(site, r->bytes, r->len);
-        used = r->len;
+        pad = s->len - r->len;
+        memcpy(site + pad, r->bytes, r->len);
         break;
     case PV_REPL_CALL:
-        if (PV_CALL_REL32_LEN > s->len || !pv_emit_call(site, s->addr, r->target))
+        if (PV_CALL_REL32_LEN > s->len)
             return PV_KEPT_TOO_LONG;
-        used = PV_CALL_REL32_LEN;
+        pad = s->len - PV_CALL_REL32_LEN;
+        if (!pv_emit_call(site + pad, s->addr + pad, r->target))
+            return PV_KEPT_TOO_LONG;
         break;
     default:
         return PV_KEPT_NO_TEMPLATE;
     }
-    pv_fill_nops(site + used, s->len - used);
+    pv_fill_nops(site, pad);
     return r->kind == PV_REPL_INLINE ? PV_PATCHED_INLINE : PV_PATCHED_CALL;
 }
 

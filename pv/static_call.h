@@ -39,7 +39,8 @@
         static_call_retarget((void *)&STATIC_CALL_TRAMP(name), (void *)checked_);                  \
     } while (0)
 
-/* Rewrites the trampoline's jump to target (through pv_patch_ops.text_poke). */
+/* Rewrites the trampoline's jump to target, safely with every CPU running
+ * (pv/live_patch.c). */
 void static_call_retarget(void *trampoline, void *target);
 
 #endif

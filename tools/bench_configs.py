@@ -92,14 +92,15 @@ CONFIGS = [
     # Without it, on a 2-CPU host that also runs another boot, each of
     # QEMU's CPU threads is itself descheduled while Xen's vCPUs spin, and
     # a boot took from 3 s to over 300 s.
-    config("xen-patched" + XEN + SMP4, ["lock_contended", "pte"], ["xen.mmu=batch"], smp=4,
-           host_cpus=2, icount=True),
+    config("xen-patched" + XEN + SMP4, ["lock_contended", "pte", "patching"], ["xen.mmu=batch"],
+           smp=4, host_cpus=2, icount=True),
     config("xen-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2, icount=True),
     # A shootdown of three other CPUs: natively three IPIs and waits, under
     # Xen (the overcommit boot above) still one hypercall. Under icount
     # too: without it, 4 CPUs on 2 host CPUs spend about 750k ticks on one.
-    config("native-patched" + SMP4, ["pte"], smp=4, icount=True),
+    # And a live patch, whose four syncs each interrupt every CPU.
+    config("native-patched" + SMP4, ["pte", "patching"], smp=4, icount=True),
 ]
 
 

@@ -16,6 +16,12 @@ const struct pv_backend *xen_site_backend(void)
     return &backend;
 }
 
+/* One form per op under Xen: only the indirect call is left to flip to. */
+const struct pv_backend *xen_alt_site_backend(void)
+{
+    return NULL;
+}
+
 /* Once the options are read: the pte-update mode xen.mmu= chose. */
 void xen_setup(void)
 {

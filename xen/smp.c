@@ -43,9 +43,11 @@ unsigned xen_cpus_possible(void)
     return n ? n : 1;
 }
 
+/* Ending SCHEDOP_block was done by the event itself; a sync may want more. */
 static void ipi_event(evtchn_port_t port, struct trap_frame *f, void *data)
 {
-    (void)port, (void)f, (void)data; /* its work was done when SCHEDOP_block returned */
+    (void)port, (void)f, (void)data;
+    smp_ipi_arrived();
 }
 
 void xen_cpu_ports_init(unsigned cpu)

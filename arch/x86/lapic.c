@@ -6,6 +6,7 @@
 #include "arch/x86/trap_frame.h"
 #include "kernel/clock_scale.h"
 #include "kernel/exit.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "pv/irq.h"
 
@@ -58,10 +59,12 @@ static void ignore_spurious(struct trap_frame *f)
     (void)f;
 }
 
-/* An IPI only ends a halt: what it interrupted finds its own work. */
+/* An IPI ends a halt (what it interrupted finds its own work) and may ask
+ * this CPU to serialize. */
 static void on_ipi(struct trap_frame *f)
 {
     (void)f;
+    smp_ipi_arrived();
     lapic_eoi();
 }
 

@@ -170,6 +170,14 @@ OPTION_PROBLEM = r"^cmdline: (unknown option|bad value)"
 UNPATCHED = r"^pv: .*patching off"
 
 
+# The live-patching test's last line (pv/repatch_test.c).
+def repatch_done(cpus, rewrites, forms):
+    runners = max(cpus - 1, 1)
+    return (r"^pv: repatch test: %d rewrites of restore_fl \(\d+ site writes, %d forms\) and %d "
+            r"static call retargets while %d threads on %d CPUs ran them [1-9]\d* times; \d+ met "
+            r"an int3$" % (rewrites + 1, forms, rewrites + 1, runners, cpus))
+
+
 def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
                timeout=NATIVE_TIMEOUT):
     """A clean boot whose scheduler self-test printed all its lines."""
@@ -185,7 +193,10 @@ CASES += [
     sched_boot("sched-inline-locks", cmdline="pv.spinlock=off sched.slice_ms=3",
                expect=[r"^sched: round robin, 3 ms slices, inline ticket spinlocks$"]),
     sched_boot("sched-qemu64", ["--cpu", "qemu64"]),
-    sched_boot("sched-icount", ["--icount"]),
+    # With one CPU the live patcher writes each site in one copy, between
+    # the runner's turns (repatch_boot below has several CPUs).
+    sched_boot("sched-icount", ["--icount"], "pv.repatch_test=20",
+               expect=[repatch_done(1, 20, 3)]),
     sched_boot("sched-mem-32", ["--mem", "32"]),
     # Xen's pv spinlock blocks a contended waiter in SCHEDOP_poll.
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
@@ -556,4 +567,42 @@ CASES += [
          expect=[r"^smp: 1 CPU running$", r"^fault: fault.cpu=1, but only 1 CPU is online$"],
          reject=[PASS, r"^trap: ", r"^fault: committing", OPTION_PROBLEM],
          last_line=r"^patchbay: FAIL fault.cpu= names no CPU online$", status="fail"),
+]
+
+# Live patching (pv/live_patch.c): restore_fl's sites rewritten through
+# every form the platform has, and a static call retargeted, while a
+# thread per other CPU runs both. A torn instruction traps or gets a
+# result wrong.
+REPATCH_TRACE = [r"^pv: live patch 0x[0-9a-f]+ %s(?: [0-9a-f]{2}){9}$" % step
+                 for step in ("before", "int3  ", "tail  ", "head  ")]
+
+
+def repatch_boot(name, args, cpus, rewrites, forms, timeout):
+    done = repatch_done(cpus, rewrites, forms)
+    return dict(name=name, args=list(args), cmdline="pv.repatch_test=%d" % rewrites,
+                expect=(REPATCH_TRACE if cpus > 1 else []) + [done],
+                reject=CLEAN + [OPTION_PROBLEM], last_line=PASS, status=0, timeout=timeout)
+
+
+CASES += [
+    # Under -icount QEMU runs the CPUs in turn, deterministically (the
+    # runner's pause ends a CPU's turn); without, on parallel host threads.
+    repatch_boot("repatch-pvh-4", ["--smp", "4", "--icount"], 4, 1000, 3,
+                 timeout=NATIVE_TIMEOUT),
+    repatch_boot("repatch-pvh-2-parallel", ["--smp", "2"], 2, 1000, 3, timeout=120),
+    # Four vCPUs on two: Xen runs another while the writer's blocks.
+    repatch_boot("repatch-xen-4", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
+                 500, 2, timeout=XEN_TIMEOUT),
+    # The control: tail first, a millisecond torn, no int3. The other CPU
+    # runs the torn site: `f7 1f` (neg (%rdi)) or `0f c7 00` traps.
+    dict(name="repatch-unsafe-pvh-2", args=["--smp", "2"],
+         cmdline="pv.repatch_test=100 pv.repatch_unsafe=on",
+         expect=[r"^trap: #(UD|PF|GP) "], reject=[PASS, r"^pv: repatch test: "],
+         last_line=r"^patchbay: FAIL trap #(UD|PF|GP)$", status="fail", timeout=NATIVE_TIMEOUT),
+    # Unpatched sites have their call first, where a thread returns into
+    # the middle of the site: refused in one line.
+    dict(name="repatch-unpatched", args=["--icount"], cmdline="pv.patch=off pv.repatch_test=1",
+         expect=[r"^panic: pv: site at 0x[0-9a-f]+ \(restore_fl\) still has its call first, as "
+                 r"assembled: live patching needs the sites patched at boot$"],
+         last_line=r"^patchbay: FAIL panic$", status="fail"),
 ]

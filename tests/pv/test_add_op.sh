@@ -29,11 +29,14 @@ check "the patch applies to this tree ($files files)" $?
 (cd "$work" && make -s -j2 image >"$work/build.log" 2>&1)
 check "the tree with io_delay builds" $? "$(tail -n 5 "$work/build.log")"
 
-json=$(cd "$work" && tools/pvsites build/patchbay.elf --json --disasm 2>"$work/pvsites.err")
-summary=$(python3 - "$json" <<'PY'
+(cd "$work" && tools/pvsites build/patchbay.elf --json --disasm >"$work/pvsites.json" \
+    2>"$work/pvsites.err")
+summary=$(python3 - "$work/pvsites.json" <<'PY'
 import json, sys
-sites = [s for s in json.loads(sys.argv[1]) if s["op"] == "io_delay"]
-native = {s["backends"]["native"]["bytes"].replace(" ", "")[:4] for s in sites}
+with open(sys.argv[1]) as f:
+    sites = [s for s in json.load(f) if s["op"] == "io_delay"]
+# The padding comes first: the instruction is the site's last two bytes.
+native = {s["backends"]["native"]["bytes"].replace(" ", "")[-4:] for s in sites}
 xen = {s["backends"]["xen"]["result"] for s in sites}
 print(len(sites), ",".join(sorted(native)), ",".join(sorted(xen)))
 PY

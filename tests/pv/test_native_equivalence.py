@@ -39,17 +39,13 @@ def load_pvsites():
 
 
 def strip_nops(code):
-    """code without its NOP tail, decoding the tail from the front."""
-    for end in range(len(code) + 1):
-        tail, ok = code[end:], True
-        while tail and ok:
-            ok = False
-            for nop in sorted(NOPS, key=len, reverse=True):
-                if tail.startswith(nop):
-                    tail, ok = tail[len(nop):], True
-                    break
-        if not tail:
-            return code[:end]
+    """code without the NOP padding in front of it (the patcher pads first)."""
+    longest_first = sorted(NOPS, key=len, reverse=True)
+    while code:
+        nop = next((n for n in longest_first if code.startswith(n)), None)
+        if nop is None:
+            break
+        code = code[len(nop):]
     return code
 
 

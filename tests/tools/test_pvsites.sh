@@ -210,14 +210,14 @@ site_block() {
 block=$(site_block site_irq_disable)
 check "original is the indirect call" contains "$block" "call   *"
 check "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
-check "native irq_disable bytes" contains "$block" "native              fa 0f 1f 84 00 00 00 00 00"
+check "native irq_disable bytes" contains "$block" "native              0f 1f 84 00 00 00 00 00 fa"
 check "native irq_disable cli" contains "$block" "cli"
 check "xen irq_disable movb" contains "$block" "movb   \$0x1,"
 check "xen irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
 check "irq_disable shows one native form" test "$(grep -c 'native' <<<"$block")" -eq 1
 
 block=$(site_block site_restore_fl)
-check "restore_fl push/popf" contains "$block" "native (push/popf)  57 9d 0f 1f 80 00 00 00 00"
+check "restore_fl push/popf" contains "$block" "native (push/popf)  0f 1f 80 00 00 00 00 57 9d"
 check "restore_fl condsti" contains "$block" "native (condsti)    f7 c7 00 02 00 00 74 01 fb"
 check "restore_fl xen kept" contains "$block" \
     "xen                 keeps the indirect call (no xen_pv_restore_fl in image)"
@@ -225,7 +225,7 @@ check "restore_fl xen kept" contains "$block" \
 block=$(site_block site_irq_enable)
 target=$(sym "$fixture" xen_pv_irq_enable)
 check "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq_enable>"
-check "native irq_enable sti" contains "$block" "native              fb 0f 1f 44 00 00"
+check "native irq_enable sti" contains "$block" "native              0f 1f 44 00 00 fb"
 
 block=$(site_block site_save_fl)
 target=$(sym "$fixture" xen_pv_save_fl)

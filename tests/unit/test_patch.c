@@ -121,14 +121,14 @@ static int fewest_nops(size_t len)
     return (int)((len + PV_NOP_MAX_LEN - 1) / PV_NOP_MAX_LEN);
 }
 
-/* Site = expected instruction bytes, then the fewest recommended NOPs. */
+/* Site = the fewest recommended NOPs, then the expected instruction
+ * bytes, ending where the site ends. */
 static void assert_site_is(struct text_fixture *f, const struct bytes *expected)
 {
-    size_t tail = f->site.len - expected->len;
+    size_t pad = f->site.len - expected->len;
 
-    assert_memory_equal(site_bytes(f), expected->b, expected->len);
-    assert_int_equal(count_recommended_nops(site_bytes(f) + expected->len, tail),
-                     fewest_nops(tail));
+    assert_int_equal(count_recommended_nops(site_bytes(f), pad), fewest_nops(pad));
+    assert_memory_equal(site_bytes(f) + pad, expected->b, expected->len);
 }
 
 static void assert_site_unpatched(struct text_fixture *f)
@@ -326,11 +326,11 @@ static void test_xen_direct_call(void **state)
     struct text_fixture f;
 
     (void)state;
-    ctx.direct[PV_OP_irq_enable] = 0x100800; /* 0x100800 - 0x101015 = -0x815 */
+    ctx.direct[PV_OP_irq_enable] = 0x100800; /* 0x100800 - 0x101016 = -0x816 */
     xen_patch_backend_init(&be, &ctx);
     setup_text(&f, TEXT_START, PV_OP_irq_enable, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &be), PV_PATCHED_CALL);
-    assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xe8, 0xeb, 0xf7, 0xff, 0xff, 0x90}), 6);
+    assert_memory_equal(site_bytes(&f), ((uint8_t[]){0x90, 0xe8, 0xea, 0xf7, 0xff, 0xff}), 6);
     assert_int_equal(f.stats.call_by_op[PV_OP_irq_enable], 1);
 }
 
@@ -341,7 +341,8 @@ static void test_xen_call_out_of_range_kept(void **state)
     struct text_fixture f;
 
     (void)state;
-    ctx.direct[PV_OP_save_fl] = TEXT_START + SITE_OFF + 5 + 0x80000000ull;
+    /* The call ends where the site ends: 2^31 past that is out of reach. */
+    ctx.direct[PV_OP_save_fl] = TEXT_START + SITE_OFF + PV_INDIRECT_CALL_LEN + 0x80000000ull;
     xen_patch_backend_init(&be, &ctx);
     setup_text(&f, TEXT_START, PV_OP_save_fl, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
@@ -525,7 +526,7 @@ static void test_reject_site_patched_twice(void **state)
     setup_text(&f, TEXT_START, PV_OP_irq_disable, 7);
     assert_int_equal(patch(&f, native()), PV_PATCHED_INLINE);
     memset(&f.stats, 0, sizeof(f.stats));
-    assert_rejected(&f, "pv: site at 0x101010 (irq_disable): starts with fa 66, not the "
+    assert_rejected(&f, "pv: site at 0x101010 (irq_disable): starts with 66 0f, not the "
                         "indirect call ff 15 (patched twice, or a stale descriptor)");
 }
 

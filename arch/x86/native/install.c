@@ -22,6 +22,14 @@ const struct pv_backend *native_site_backend(void)
     return native_patch_backend(&ctx);
 }
 
+/* restore_fl's other template: condsti if pv.restore_fl chose popf. */
+const struct pv_backend *native_alt_site_backend(void)
+{
+    struct native_patch_ctx ctx = {.restore_fl_condsti = restore_fl_choice != 1};
+
+    return native_patch_backend(&ctx);
+}
+
 /* Tour 60: Installing a backend: one assignment per table.
  * Reading this function tells you everything the native backend changes;
  * `xen_install` in xen/install.c is its twin. Each table is filled from
