@@ -170,12 +170,18 @@ OPTION_PROBLEM = r"^cmdline: (unknown option|bad value)"
 UNPATCHED = r"^pv: .*patching off"
 
 
-# The live-patching test's last line (pv/repatch_test.c).
-def repatch_done(cpus, rewrites, forms):
+# The live-patching test's lines (pv/repatch_test.c): with several CPUs,
+# its first rewrite step by step, then its summary.
+REPATCH_TRACE = [r"^pv: live patch 0x[0-9a-f]+ %s(?: [0-9a-f]{2}){9}$" % step
+                 for step in ("before", "int3  ", "tail  ", "head  ")]
+
+
+def repatch_expect(cpus, rewrites, forms):
     runners = max(cpus - 1, 1)
-    return (r"^pv: repatch test: %d rewrites of restore_fl \(\d+ site writes, %d forms\) and %d "
+    done = (r"^pv: repatch test: %d rewrites of restore_fl \(\d+ site writes, %d forms\) and %d "
             r"static call retargets while %d threads on %d CPUs ran them [1-9]\d* times; \d+ met "
             r"an int3$" % (rewrites + 1, forms, rewrites + 1, runners, cpus))
+    return (REPATCH_TRACE if cpus > 1 else []) + [done]
 
 
 def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
@@ -194,9 +200,9 @@ CASES += [
                expect=[r"^sched: round robin, 3 ms slices, inline ticket spinlocks$"]),
     sched_boot("sched-qemu64", ["--cpu", "qemu64"]),
     # With one CPU the live patcher writes each site in one copy, between
-    # the runner's turns (repatch_boot below has several CPUs).
+    # the runner's turns (the SMP boots below run it on several).
     sched_boot("sched-icount", ["--icount"], "pv.repatch_test=20",
-               expect=[repatch_done(1, 20, 3)]),
+               expect=repatch_expect(1, 20, 3)),
     sched_boot("sched-mem-32", ["--mem", "32"]),
     # Xen's pv spinlock blocks a contended waiter in SCHEDOP_poll.
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
@@ -481,7 +487,10 @@ CASES += [
 
 # Several CPUs (tools/run --smp): every CPU reports in and does some of the
 # spinning threads' work, and the lock and channel self-tests stay exact.
-# Each also runs the stale-TLB test (mm/tlb_test.c) and the write-barrier
+# Each also runs the stale-TLB test (mm/tlb_test.c), some the live-patching
+# stress test (pv/repatch_test.c: restore_fl's sites and a static call
+# rewritten while a thread per other CPU runs them, a torn instruction
+# trapping or getting a result wrong), and the write-barrier
 # workload with a mutator per CPU: a TLB shootdown missing anywhere shows
 # up as a stale write or a page "written without a fault". Under --icount
 # QEMU runs the CPUs in turn, deterministically, and every mutator lands
@@ -495,10 +504,13 @@ SHOT_BY_XEN = r"^mmstats: .* shootdowns=[1-9]\d* shootdown_ipis=0 flush_hypercal
 
 
 def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NATIVE_TIMEOUT,
-             mutator_cpus=None):
+             mutator_cpus=None, repatch=None):
     work = " ".join(r"cpu%d=[1-9]\d*" % c for c in range(cpus))
     ups = [r"^smp: cpu %d up \(%s\)$" % (c, how % c) for c in range(1, cpus)]
     mask = mutator_cpus or "%x" % ((1 << cpus) - 1)
+    if repatch:  # (rewrites, forms): the live-patching test too
+        cmdline = ("pv.repatch_test=%d %s" % (repatch[0], cmdline)).strip()
+    more = repatch_expect(cpus, *repatch) if repatch else []
     return sched_boot(name, args, ("mm.tlbtest=on wl=on wl.threads=%d %s" % (cpus, cmdline)).strip(),
                       method, timeout=timeout,
                       expect=ups + [r"^smp: %d CPUs running$" % cpus,
@@ -506,7 +518,7 @@ def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NAT
                                     r"^mm: W\^X check: 0 pages writable and executable$",
                                     TLBTEST_PASSED, summary_regex(threads=cpus),
                                     r"^wl: mutators ran on CPUs 0x%s of %d$" % (mask, cpus),
-                                    SHOT_BY_XEN if method == "xen-pv" else SHOT_BY_IPI])
+                                    SHOT_BY_XEN if method == "xen-pv" else SHOT_BY_IPI] + more)
 
 
 def tlbtest_control(name, args, method="native/pvh", timeout=NATIVE_TIMEOUT):
@@ -521,18 +533,18 @@ NATIVE_UP = r"APIC id %d, INIT-SIPI-SIPI"
 XEN_UP = r"vCPU %d, VCPUOP_initialise \+ VCPUOP_up"
 CASES += [
     smp_boot("smp-pvh-2", ["--smp", "2", "--icount"], 2, NATIVE_UP),
-    smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP),
+    smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP, repatch=(1000, 3)),
     smp_boot("smp-iso-4", ["--iso", "--smp", "4", "--icount"], 4, NATIVE_UP,
              method="native/multiboot2"),
     smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240,
-             mutator_cpus="[1-3]"),
+             mutator_cpus="[1-3]", repatch=(1000, 3)),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",
              timeout=XEN_TIMEOUT),
     smp_boot("smp-xen-4", ["--xen", "--smp", "4", "--icount"], 4, XEN_UP, "xen-pv",
              timeout=XEN_TIMEOUT),
     # More vCPUs than QEMU has CPUs: Xen time-shares them.
     smp_boot("smp-xen-overcommit", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
-             XEN_UP, "xen-pv", timeout=XEN_TIMEOUT),
+             XEN_UP, "xen-pv", timeout=XEN_TIMEOUT, repatch=(500, 2)),
     tlbtest_control("tlbtest-skip-pvh-2", ["--smp", "2", "--icount"]),
     tlbtest_control("tlbtest-skip-iso-4", ["--iso", "--smp", "4", "--icount"],
                     method="native/multiboot2"),
@@ -569,30 +581,10 @@ CASES += [
          last_line=r"^patchbay: FAIL fault.cpu= names no CPU online$", status="fail"),
 ]
 
-# Live patching (pv/live_patch.c): restore_fl's sites rewritten through
-# every form the platform has, and a static call retargeted, while a
-# thread per other CPU runs both. A torn instruction traps or gets a
-# result wrong.
-REPATCH_TRACE = [r"^pv: live patch 0x[0-9a-f]+ %s(?: [0-9a-f]{2}){9}$" % step
-                 for step in ("before", "int3  ", "tail  ", "head  ")]
-
-
-def repatch_boot(name, args, cpus, rewrites, forms, timeout):
-    done = repatch_done(cpus, rewrites, forms)
-    return dict(name=name, args=list(args), cmdline="pv.repatch_test=%d" % rewrites,
-                expect=(REPATCH_TRACE if cpus > 1 else []) + [done],
-                reject=CLEAN + [OPTION_PROBLEM], last_line=PASS, status=0, timeout=timeout)
-
-
+# Live patching (pv/live_patch.c) beyond the SMP boots above: the
+# control, which rewrites without the int3 and must be caught, and the
+# refusal of sites still as assembled.
 CASES += [
-    # Under -icount QEMU runs the CPUs in turn, deterministically (the
-    # runner's pause ends a CPU's turn); without, on parallel host threads.
-    repatch_boot("repatch-pvh-4", ["--smp", "4", "--icount"], 4, 1000, 3,
-                 timeout=NATIVE_TIMEOUT),
-    repatch_boot("repatch-pvh-2-parallel", ["--smp", "2"], 2, 1000, 3, timeout=120),
-    # Four vCPUs on two: Xen runs another while the writer's blocks.
-    repatch_boot("repatch-xen-4", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
-                 500, 2, timeout=XEN_TIMEOUT),
     # The control: tail first, a millisecond torn, no int3. The other CPU
     # runs the torn site: `f7 1f` (neg (%rdi)) or `0f c7 00` traps.
     dict(name="repatch-unsafe-pvh-2", args=["--smp", "2"],
@@ -601,7 +593,7 @@ CASES += [
          last_line=r"^patchbay: FAIL trap #(UD|PF|GP)$", status="fail", timeout=NATIVE_TIMEOUT),
     # Unpatched sites have their call first, where a thread returns into
     # the middle of the site: refused in one line.
-    dict(name="repatch-unpatched", args=["--icount"], cmdline="pv.patch=off pv.repatch_test=1",
+    dict(name="repatch-unpatched", cmdline="pv.patch=off pv.repatch_test=1",
          expect=[r"^panic: pv: site at 0x[0-9a-f]+ \(restore_fl\) still has its call first, as "
                  r"assembled: live patching needs the sites patched at boot$"],
          last_line=r"^patchbay: FAIL panic$", status="fail"),

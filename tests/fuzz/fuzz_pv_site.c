@@ -38,7 +38,7 @@ static void check_stats(const struct pv_patch_stats *st, unsigned sites)
     FUZZ_CHECK(st->sites == sites && sum == sites);
 }
 
-/* An irq_disable site, which the native backend makes cli and NOPs. */
+/* An irq_disable site, which the native backend makes NOPs and cli. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     uint8_t bytes[7] = {0xff, 0x15, 0, 0, 0, 0, 0x90};
@@ -51,7 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     FUZZ_CHECK(pv_patch_site(&s, native_patch_backend(&(struct native_patch_ctx){false}), &text,
                              &st, err, sizeof(err)) == PV_PATCHED_INLINE);
-    FUZZ_CHECK(bytes[0] == 0xfa && st.inline_by_op[PV_OP_irq_disable] == 1);
+    FUZZ_CHECK(bytes[6] == 0xfa && st.inline_by_op[PV_OP_irq_disable] == 1); /* NOPs, then cli */
     return 0;
 }
 
