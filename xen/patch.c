@@ -1,6 +1,20 @@
 #include "xen/patch.h"
 
 #define MOVB_GS_IMM8_LEN 9 /* 65 prefix, C6 /0, ModRM 04, SIB 25, disp32, imm8 */
+#define SAVE_FL_LEN 11     /* cmpb $1, %gs:disp32 (9 bytes); sbb %eax, %eax (2) */
+
+/* This vCPU's mask byte as a ModRM/SIB/disp32 operand through the GS
+ * base: ModRM with mod 00 and r/m 100 (a SIB follows), SIB 25 (no index,
+ * base 101 with mod 00 = disp32 alone, not rip), then the offset. */
+static void emit_gs_mask_operand(uint8_t *at, unsigned reg)
+{
+    uint32_t disp = XEN_UPCALL_MASK_GS_OFFSET;
+
+    at[0] = (uint8_t)(reg << 3 | 0x04);
+    at[1] = 0x25;
+    for (int i = 0; i < 4; i++)
+        at[2 + i] = (uint8_t)(disp >> (8 * i)); /* little-endian */
+}
 
 /* Tour 90: The same site under Xen.
  * Under Xen the vCPU's interrupt flag is a byte in memory it shares with
@@ -10,20 +24,33 @@
  * `irq_disable` becomes one store through the GS base,
  * `movb $1, %gs:offset`: `65 c6 04 25 disp32 01`, nine bytes (the
  * one-CPU form `movb $1, mask(%rip)` took seven), and no hypercall.
- * `xen_replacement` below gives every other op a direct call to its
- * thunk: no indirect call is left. */
+ * `save_fl` reads the same byte inline, and `xen_replacement` below
+ * gives every other op a direct call to its thunk: no indirect call is
+ * left. */
 static void emit_mask_events(struct pv_replacement *out)
 {
-    uint32_t disp = XEN_UPCALL_MASK_GS_OFFSET;
-
     out->bytes[0] = 0x65; /* GS segment override: the address is GS base + disp32 */
-    out->bytes[1] = 0xc6; /* mov r/m8, imm8 */
-    out->bytes[2] = 0x04; /* ModRM: mod 00, reg /0, r/m 100 = a SIB byte follows */
-    out->bytes[3] = 0x25; /* SIB: no index, base 101 with mod 00 = disp32 alone, not rip */
-    for (int i = 0; i < 4; i++)
-        out->bytes[4 + i] = (uint8_t)(disp >> (8 * i)); /* little-endian */
-    out->bytes[8] = 0x01;                               /* imm8: masked */
+    out->bytes[1] = 0xc6; /* mov r/m8, imm8 is C6 /0 */
+    emit_gs_mask_operand(&out->bytes[2], 0);
+    out->bytes[8] = 0x01; /* imm8: masked */
     out->len = MOVB_GS_IMM8_LEN;
+    out->kind = PV_REPL_INLINE;
+}
+
+/* save_fl from the mask byte, in rax only (the site's clobber): the mask
+ * is 0 or 1, so `cmpb $1` borrows exactly when events are enabled and
+ * `sbb %eax, %eax` turns the borrow into all ones, IF among them; only IF
+ * means anything in a flags word (pv/op_list.h). 11 bytes, so a native
+ * save_fl site still pads with one NOP. */
+static void emit_save_fl(struct pv_replacement *out)
+{
+    out->bytes[0] = 0x65; /* GS segment override */
+    out->bytes[1] = 0x80; /* cmp r/m8, imm8 is 80 /7 */
+    emit_gs_mask_operand(&out->bytes[2], 7);
+    out->bytes[8] = 0x01;  /* imm8 */
+    out->bytes[9] = 0x19;  /* sbb r/m32, r32 */
+    out->bytes[10] = 0xc0; /* ModRM: mod 11, reg eax, r/m eax */
+    out->len = SAVE_FL_LEN;
     out->kind = PV_REPL_INLINE;
 }
 
@@ -38,6 +65,10 @@ static void xen_replacement(const struct pv_backend *be, enum pv_op op, uint64_t
         return;
     if (op == PV_OP_irq_disable) {
         emit_mask_events(out);
+        return;
+    }
+    if (op == PV_OP_save_fl) {
+        emit_save_fl(out);
         return;
     }
     if (ctx->direct[op] != 0) {

@@ -26,6 +26,8 @@ struct xen_patch_ctx {
 /* Fills *be as the "xen" backend for ctx, which must outlive *be.
  *   irq_disable: movb $1, %gs:XEN_UPCALL_MASK_GS_OFFSET inline (9 bytes),
  *                storing to this vCPU's mask byte.
+ *   save_fl:     cmpb $1, %gs:XEN_UPCALL_MASK_GS_OFFSET; sbb %eax, %eax
+ *                inline (11 bytes), reading it.
  *   other ops:   a direct call to direct[op] when set. */
 void xen_patch_backend_init(struct pv_backend *be, const struct xen_patch_ctx *ctx);
 

@@ -66,7 +66,7 @@ __attribute__((noinline)) void fixture_irq(void)
 {
     SITE("site_irq_disable", PV_OP_irq_disable, PV_OP_LEN(irq_disable), 0);
     SITE("site_irq_enable", PV_OP_irq_enable, 6, 0);
-    SITE("site_save_fl", PV_OP_save_fl, 6, PV_CLOBBER_RAX);
+    SITE("site_save_fl", PV_OP_save_fl, PV_OP_LEN(save_fl), PV_CLOBBER_RAX);
     SITE("site_restore_fl", PV_OP_restore_fl, PV_OP_LEN(restore_fl), 0);
     SITE("site_safe_halt", PV_OP_safe_halt, 6, 0);
 }
@@ -156,7 +156,7 @@ expect_row() {
     check "row $label" contains "$(tr -s ' ' <<<"$plain")" "$want"
 }
 expect_row site_irq_disable irq_disable 9 - fixture_irq .text
-expect_row site_save_fl save_fl 6 rax fixture_irq .text
+expect_row site_save_fl save_fl 11 rax fixture_irq .text
 expect_row site_restore_fl restore_fl 9 - fixture_irq .text
 expect_row site_read_cr3 read_cr3 6 rax fixture_mmu .text
 expect_row site_ptep_modify_prot_start ptep_modify_prot_start 6 rax fixture_mmu .text
@@ -187,7 +187,7 @@ for name, value in syms.items():
     assert s["offset"] == value - syms[s["function"]], s
     if name != "site_cold":
         assert s["op"] == name[len("site_"):], s
-want = {"irq_disable": 9, "restore_fl": 9}
+want = {"irq_disable": 9, "save_fl": 11, "restore_fl": 9}
 for s in sites:
     assert s["len"] == want.get(s["op"], 6), s
     assert s["clobbers"] == (["rax"] if s["op"] in ("save_fl", "read_cr3",
@@ -228,8 +228,8 @@ check "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq
 check "native irq_enable sti" contains "$block" "native              0f 1f 44 00 00 fb"
 
 block=$(site_block site_save_fl)
-target=$(sym "$fixture" xen_pv_save_fl)
-check "xen save_fl direct call" contains "$block" "call   $target <xen_pv_save_fl>"
+check "xen save_fl reads this vCPU's mask inline" contains "$block" \
+    "65 80 3c 25 41 00 00 00 01 19 c0"
 
 block=$(site_block site_enter_lazy_mmu)
 check "lazy mmu natively one NOP" contains "$block" "native              66 0f 1f 44 00 00"

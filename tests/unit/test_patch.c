@@ -319,6 +319,23 @@ static void test_xen_irq_disable_exact_bytes(void **state)
     assert_string_equal(be.name, "xen");
 }
 
+static void test_xen_save_fl_exact_bytes(void **state)
+{
+    struct xen_patch_ctx ctx = {0};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_save_fl, PV_OP_LEN(save_fl));
+    assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
+    /* cmpb $1, %gs:0x41; sbb %eax, %eax: inline even with no direct target */
+    assert_memory_equal(
+        site_bytes(&f),
+        ((uint8_t[]){0x65, 0x80, 0x3c, 0x25, 0x41, 0x00, 0x00, 0x00, 0x01, 0x19, 0xc0}), 11);
+    assert_int_equal(f.stats.inline_by_op[PV_OP_save_fl], 1);
+}
+
 static void test_xen_direct_call(void **state)
 {
     struct xen_patch_ctx ctx = {0};
@@ -342,9 +359,9 @@ static void test_xen_call_out_of_range_kept(void **state)
 
     (void)state;
     /* The call ends where the site ends: 2^31 past that is out of reach. */
-    ctx.direct[PV_OP_save_fl] = TEXT_START + SITE_OFF + PV_INDIRECT_CALL_LEN + 0x80000000ull;
+    ctx.direct[PV_OP_irq_enable] = TEXT_START + SITE_OFF + PV_INDIRECT_CALL_LEN + 0x80000000ull;
     xen_patch_backend_init(&be, &ctx);
-    setup_text(&f, TEXT_START, PV_OP_save_fl, PV_INDIRECT_CALL_LEN);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, PV_INDIRECT_CALL_LEN);
     assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
     assert_site_unpatched(&f);
     assert_int_equal(f.stats.kept_too_long, 1);
@@ -359,8 +376,8 @@ static void test_xen_none_kept(void **state)
     (void)state;
     xen_patch_backend_init(&be, &ctx);
     for (unsigned op = 0; op < PV_OP_COUNT; op++) {
-        if (op == PV_OP_irq_disable)
-            continue; /* its store needs nothing from the context */
+        if (op == PV_OP_irq_disable || op == PV_OP_save_fl)
+            continue; /* their mask store and load need nothing from the context */
         setup_text(&f, TEXT_START, op, site_len_of(op));
         assert_int_equal(patch(&f, &be), PV_KEPT_NO_TEMPLATE);
         assert_site_unpatched(&f);
@@ -645,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_native_lazy_mmu_site_is_one_nop),
         cmocka_unit_test(test_native_template_unknown_op),
         cmocka_unit_test(test_fill_nops_every_length),
+        cmocka_unit_test(test_xen_save_fl_exact_bytes),
         cmocka_unit_test(test_emit_call_rel32),
         cmocka_unit_test(test_emit_call_reach_limits),
         cmocka_unit_test(test_xen_irq_disable_any_site),
