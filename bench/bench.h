@@ -102,13 +102,18 @@ const char *bench_unmet(unsigned needs, unsigned caps);
  * default or not (e.g. xen.mmu under Xen: "xen-patched+xen.mmu=batch").
  * Registered by the code that owns the option, like a benchmark. */
 struct bench_config_option {
-    unsigned needs;  /* PV_CAP_*: shown when the backend offers all of them */
-    const char *key; /* the option's key on the command line */
+    unsigned needs;     /* PV_CAP_*: shown when the backend offers all of them */
+    const char *key;    /* the option's key on the command line */
+    const char *unless; /* NULL, or the value shown as no tag at all */
 };
 
 #define BENCH_CONFIG_OPTION(id_, needs_, key_)                                                     \
     static const struct bench_config_option bench_option_##id_                                     \
-        __attribute__((section("bench_options"), aligned(8), used)) = {needs_, key_}
+        __attribute__((section("bench_options"), aligned(8), used)) = {needs_, key_, 0}
+/* The same, tagged only when the option is not `usual_`. */
+#define BENCH_CONFIG_OPTION_UNLESS(id_, needs_, key_, usual_)                                      \
+    static const struct bench_config_option bench_option_##id_                                     \
+        __attribute__((section("bench_options"), aligned(8), used)) = {needs_, key_, usual_}
 
 extern const struct bench_config_option __start_bench_options[], __stop_bench_options[];
 

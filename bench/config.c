@@ -39,29 +39,37 @@ static const struct option *find_option(const char *key)
     return 0;
 }
 
-/* "+key=value" for an option registered with BENCH_CONFIG_OPTION. */
-static void add_option(struct text *t, const char *key)
+/* An option's value as the command line spells it, into buf. */
+static const char *option_value(const struct option *o, char *buf, size_t size)
 {
-    const struct option *o = find_option(key);
+    switch (o->type) {
+    case OPT_BOOL:
+        return *(const bool *)o->value ? "on" : "off";
+    case OPT_UINT:
+        ksnprintf(buf, size, "%lu", *(const uint64_t *)o->value);
+        return buf;
+    case OPT_ENUM:
+        return o->choices[*(const int *)o->value];
+    case OPT_STRING:
+        return (const char *)o->value;
+    }
+    return "";
+}
+
+/* "+key=value" for an option registered with BENCH_CONFIG_OPTION, unless
+ * it has the value the registration names as not worth a tag. */
+static void add_option(struct text *t, const struct bench_config_option *c)
+{
+    const struct option *o = find_option(c->key);
     char number[24];
+    const char *value;
 
     if (!o)
         return;
-    switch (o->type) {
-    case OPT_BOOL:
-        add(t, "+%s=%s", key, *(const bool *)o->value ? "on" : "off");
-        break;
-    case OPT_UINT:
-        ksnprintf(number, sizeof(number), "%lu", *(const uint64_t *)o->value);
-        add(t, "+%s=%s", key, number);
-        break;
-    case OPT_ENUM:
-        add(t, "+%s=%s", key, o->choices[*(const int *)o->value]);
-        break;
-    case OPT_STRING:
-        add(t, "+%s=%s", key, (const char *)o->value);
-        break;
-    }
+    value = option_value(o, number, sizeof(number));
+    if (c->unless && strcmp(value, c->unless) == 0)
+        return;
+    add(t, "+%s=%s", c->key, value);
 }
 
 void bench_config(char *buf, size_t size)
@@ -70,9 +78,13 @@ void bench_config(char *buf, size_t size)
     struct text t = {buf, size, 0};
 
     add(&t, "%s-%s", pv_info.name, build_kind());
-    for (const struct bench_config_option *c = __start_bench_options; c < __stop_bench_options; c++)
-        if (!(c->needs & ~pv_info.caps))
-            add_option(&t, c->key);
+    /* Options always shown, then variants (shown when not usual): so a
+     * variant's id extends its usual configuration's. */
+    for (int variants = 0; variants <= 1; variants++)
+        for (const struct bench_config_option *c = __start_bench_options; c < __stop_bench_options;
+             c++)
+            if (!(c->needs & ~pv_info.caps) && (c->unless != 0) == variants)
+                add_option(&t, c);
     /* A PARAVIRT=n image has no sites, so no backend variant shows in it. */
     if (CONFIG_PARAVIRT && be && be->variant)
         add(&t, "+%s%s", be->variant, "");

@@ -140,10 +140,15 @@ __attribute__((noinline)) static void enable_interrupts(void)
     irq_enable();
 }
 
+__attribute__((noinline)) static void restore_enabled(void)
+{
+    irq_restore(X86_EFLAGS_IF);
+}
+
 /* Arms a deadline already past with interrupts disabled and waits, still
- * disabled, until the timer has surely fired: irq_enable() must deliver
- * it before it returns. Returns false if it came only later. */
-static bool pending_delivered_on_enable(void)
+ * disabled, until the timer has surely fired: enable() must deliver it
+ * before it returns. Returns false if it came only later. */
+static bool pending_delivered_on(void (*enable)(void))
 {
     uint64_t armed_at;
     unsigned seen;
@@ -154,7 +159,7 @@ static bool pending_delivered_on_enable(void)
     spin_until(armed_at + PENDING_SETTLE_NS);
     if (pending_ticks)
         panic("irq: the timer interrupt arrived while interrupts were disabled");
-    enable_interrupts();
+    enable();
     seen = pending_ticks;
     irq_disable();
     if (seen)
@@ -164,23 +169,23 @@ static bool pending_delivered_on_enable(void)
     return false;
 }
 
-/* The case a paravirt backend must get right: an event that arrived
- * while masked is delivered when unmasked, not at some later event.
- * Retried: under emulation the timer may fire later than it should. */
-static void check_pending_delivery(void)
+/* The case a paravirt backend must get right, for both ops that can turn
+ * interrupts on: an event that arrived while masked is delivered when
+ * unmasked, not at some later event. Retried: under emulation the timer
+ * may fire later than it should. */
+static void check_pending_delivery(const char *op, void (*enable)(void))
 {
     unsigned attempt = 1;
 
     timer_set_callback(on_pending_tick);
-    while (!pending_delivered_on_enable()) {
+    while (!pending_delivered_on(enable)) {
         if (++attempt > PENDING_ATTEMPTS)
             panic("irq: a timer pending while interrupts were disabled was not delivered "
-                  "by irq_enable, in %u attempts",
-                  PENDING_ATTEMPTS);
+                  "by %s, in %u attempts",
+                  op, PENDING_ATTEMPTS);
     }
     timer_set_callback(0);
-    kprintf("irq: pending timer delivered on irq_enable%s\n",
-            attempt > 1 ? " (after a retry)" : "");
+    kprintf("irq: pending timer delivered on %s%s\n", op, attempt > 1 ? " (after a retry)" : "");
 }
 
 void selftest_time(void)
@@ -188,5 +193,6 @@ void selftest_time(void)
     irq_disable();
     check_monotonic();
     check_periodic_ticks();
-    check_pending_delivery();
+    check_pending_delivery("irq_enable", enable_interrupts);
+    check_pending_delivery("irq_restore", restore_enabled);
 }

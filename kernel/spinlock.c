@@ -21,12 +21,18 @@ OPTION_BOOL(pv_spinlocks, "pv.spinlock", "take spinlocks through pv_lock_ops (on
  * pv lock's out-of-line call cost native kernels 2-7%). */
 static bool lock_through_ops;
 
+/* The uncontended path is the ticket lock's on every backend; only a
+ * waiter asks the backend how to wait (Linux's pv locks split the same way). */
 void spin_lock(struct spinlock *l)
 {
+    uint32_t mine = ticket_take(l);
+
+    if (ticket_served(l, mine))
+        return;
     if (lock_through_ops)
-        pv_lock_ops.lock(l);
+        pv_lock_ops.wait(l, mine);
     else
-        ticket_lock(l);
+        ticket_wait(l, mine);
 }
 
 void spin_unlock(struct spinlock *l)
@@ -39,7 +45,7 @@ void spin_unlock(struct spinlock *l)
 
 void spin_lock_setup(void)
 {
-    lock_through_ops = pv_spinlocks && pv_lock_ops.lock;
+    lock_through_ops = pv_spinlocks && pv_lock_ops.wait;
 }
 
 const char *spin_lock_kind(void)

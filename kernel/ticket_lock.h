@@ -3,15 +3,27 @@
 #ifndef KERNEL_TICKET_LOCK_H
 #define KERNEL_TICKET_LOCK_H
 
+#include <stdbool.h>
+
 #include "kernel/spinlock.h"
 
-/* Takes a ticket and spins until it is served. Acquire ordering: nothing
- * in the critical section moves above the moment the lock is ours. */
-static inline void ticket_lock(struct spinlock *l)
+/* Takes a ticket: the lock is ours once owner reaches it. */
+static inline uint32_t ticket_take(struct spinlock *l)
 {
-    uint32_t mine = __atomic_fetch_add(&l->next_ticket, 1, __ATOMIC_RELAXED);
+    return __atomic_fetch_add(&l->next_ticket, 1, __ATOMIC_RELAXED);
+}
 
-    while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != mine)
+/* Acquire ordering: nothing in the critical section moves above the
+ * moment the lock is ours. */
+static inline bool ticket_served(struct spinlock *l, uint32_t mine)
+{
+    return __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == mine;
+}
+
+/* Spins until ticket mine is served. */
+static inline void ticket_wait(struct spinlock *l, uint32_t mine)
+{
+    while (!ticket_served(l, mine))
         __builtin_ia32_pause();
 }
 

@@ -37,15 +37,27 @@
     ".long 0\n\t"                                                                                  \
     ".popsection\n"
 
-#define PV_SITE(call_insn)                                                                         \
-    "771:\n\t" call_insn "\n"                                                                      \
-    "772:\n\t"                                                                                     \
-    ".if (772b - 771b) > %c[len]\n\t"                                                              \
-    ".error \"pv site longer than its length\"\n\t"                                                \
-    ".elseif (772b - 771b) < %c[len]\n\t"                                                          \
-    ".skip %c[len] - (772b - 771b), 0x90\n\t"                                                      \
-    ".endif\n"                                                                                     \
+#define PV_STR_(x) #x
+#define PV_STR(x) PV_STR_(x)
+
+/* The call, then padding to the op's length: one NOP, or past the
+ * longest a short jmp over int3s, as the patcher pads (pv_fill_padding),
+ * so an unpatched site runs one instruction more however long its op's
+ * longest template is. */
+/* clang-format off */
+#define PV_SITE(call_insn)                                                     \
+    "771:\n\t" call_insn "\n"                                                  \
+    "772:\n\t"                                                                 \
+    ".if (772b - 771b) > %c[len]\n\t"                                          \
+    ".error \"pv site longer than its length\"\n\t"                            \
+    ".elseif %c[len] - (772b - 771b) > " PV_STR(PV_NOP_MAX_LEN) "\n\t"         \
+    ".byte 0xeb, %c[len] - (772b - 771b) - 2\n\t"                             \
+    ".skip %c[len] - (772b - 771b) - 2, 0xcc\n\t"                             \
+    ".elseif (772b - 771b) < %c[len]\n\t"                                      \
+    ".nops %c[len] - (772b - 771b)\n\t"                                        \
+    ".endif\n"                                                                 \
     "773:\n\t" PV_DESCRIPTOR(".pv_sites", "773", "%c[clob]")
+/* clang-format on */
 
 #define PV_INDIRECT_CALL PV_SITE("call *%c[slot](%%rip)")
 

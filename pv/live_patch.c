@@ -196,7 +196,7 @@ static void indirect_call_form(const struct pv_site *s, uint8_t *out)
     size_t pad = s->len - PV_INDIRECT_CALL_LEN;
     int32_t rel = (int32_t)(pv_op_slot(s->op) - (s->addr + s->len));
 
-    pv_fill_nops(out, pad);
+    pv_fill_padding(out, pad);
     out[pad] = 0xff;
     out[pad + 1] = 0x15;
     memcpy(out + pad + 2, &rel, sizeof(rel));

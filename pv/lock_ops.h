@@ -1,9 +1,10 @@
 /* Paravirt spinlock ops: how spin_lock() takes and releases a lock when
- * pv.spinlock=on (kernel/spinlock.c). The native backend leaves lock and
+ * pv.spinlock=on (kernel/spinlock.c). The native backend leaves wait and
  * unlock NULL: its lock is the ticket lock (kernel/ticket_lock.h), which
  * spin_lock() then runs inline. A hypervisor backend may install entries
  * that, instead of spinning on a lock whose holder's vCPU is not running,
- * block the waiting vCPU until the holder kicks it. */
+ * block the waiting vCPU until the holder kicks it. Taking a free lock
+ * is the ticket lock's inline path on every backend. */
 #ifndef PV_LOCK_OPS_H
 #define PV_LOCK_OPS_H
 
@@ -12,9 +13,11 @@
 struct spinlock;
 
 struct pv_lock_ops {
-    const char *name;                   /* for the boot log, e.g. "native ticket" */
-    void (*lock)(struct spinlock *l);   /* returns holding l; NULL: the ticket lock inline */
-    void (*unlock)(struct spinlock *l); /* called by the holder; NULL with lock */
+    const char *name; /* for the boot log, e.g. "native ticket" */
+    /* Returns once ticket `mine` of l is served, i.e. holding l; called
+     * only when taking the ticket found l held. NULL: spin. */
+    void (*wait)(struct spinlock *l, uint32_t mine);
+    void (*unlock)(struct spinlock *l); /* called by the holder; NULL with wait */
     uint64_t (*blocked)(void);          /* times a waiter blocked; NULL if it never does */
     uint64_t (*kicked)(void);           /* times an unlocker woke one; NULL with blocked */
 };

@@ -24,7 +24,9 @@
  *
  * Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
 #define PV_OP_DEF_irq_disable   void, (void), 9, NONE, "cli" /* 9: Xen's movb $1, %gs:mask */
-#define PV_OP_DEF_irq_enable    void, (void), 6, NONE, "sti"
+/* 25: Xen's unmask, test pending, and the call for it (xen/patch.c);
+ * natively a jmp over the rest pads it, still one instruction. */
+#define PV_OP_DEF_irq_enable    void, (void), 25, NONE, "sti"
 /* 11: Xen's cmpb $1, %gs:mask; sbb %eax, %eax, which sets IF and other bits. */
 #define PV_OP_DEF_save_fl       unsigned long, (void), 11, RAX, "pushf\n\tpop %%rax"
 /* 9: the conditional sti, test $0x200,%edi; jz 1f; sti (pv.restore_fl=condsti). */

@@ -16,7 +16,7 @@ const char *pv_op_name(enum pv_op op)
 }
 
 /* The recommended multi-byte NOPs, indexed by length (Intel SDM vol. 2B,
- * "NOP"): each is one instruction, so a padded site costs one more. */
+ * "NOP"): each is one instruction. */
 static const uint8_t recommended_nops[PV_NOP_MAX_LEN + 1][PV_NOP_MAX_LEN] = {
     [1] = {0x90},                                                 /* nop */
     [2] = {0x66, 0x90},                                           /* 66 nop */
@@ -29,14 +29,20 @@ static const uint8_t recommended_nops[PV_NOP_MAX_LEN + 1][PV_NOP_MAX_LEN] = {
     [9] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}, /* nopw, disp32 */
 };
 
-void pv_fill_nops(uint8_t *buf, size_t len)
+/* Padding is one instruction at any length, so a site grown for one
+ * backend's template costs the others one instruction, not one per nine
+ * bytes: past the longest NOP it is a short jmp over int3s that never run. */
+void pv_fill_padding(uint8_t *buf, size_t len)
 {
-    while (len > 0) {
-        size_t n = len < PV_NOP_MAX_LEN ? len : PV_NOP_MAX_LEN;
-        memcpy(buf, recommended_nops[n], n);
-        buf += n;
-        len -= n;
+    if (len == 0)
+        return;
+    if (len <= PV_NOP_MAX_LEN) {
+        memcpy(buf, recommended_nops[len], len);
+        return;
     }
+    buf[0] = 0xeb;                  /* jmp rel8 */
+    buf[1] = (uint8_t)(len - 2);    /* counted from the jmp's end; len <= PV_SITE_MAX_LEN */
+    memset(buf + 2, 0xcc, len - 2); /* int3: a stray jump into padding traps */
 }
 
 bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target)
@@ -136,10 +142,13 @@ static enum pv_patch_result build_site(const struct pv_site *s, const struct pv_
 
     switch (r->kind) {
     case PV_REPL_INLINE:
-        if (r->len > s->len)
+        if (r->len > s->len || (r->target && r->call_at + PV_CALL_REL32_LEN > r->len))
             return PV_KEPT_TOO_LONG;
         pad = s->len - r->len;
         memcpy(site + pad, r->bytes, r->len);
+        if (r->target &&
+            !pv_emit_call(site + pad + r->call_at, s->addr + pad + r->call_at, r->target))
+            return PV_KEPT_TOO_LONG;
         break;
     case PV_REPL_CALL:
         if (PV_CALL_REL32_LEN > s->len)
@@ -151,7 +160,7 @@ static enum pv_patch_result build_site(const struct pv_site *s, const struct pv_
     default:
         return PV_KEPT_NO_TEMPLATE;
     }
-    pv_fill_nops(site, pad);
+    pv_fill_padding(site, pad);
     return r->kind == PV_REPL_INLINE ? PV_PATCHED_INLINE : PV_PATCHED_CALL;
 }
 

@@ -14,13 +14,12 @@
 #include "pv/site.h"
 
 #define PV_CALL_REL32_LEN 5       /* call rel32: E8 + 4-byte displacement */
-#define PV_NOP_MAX_LEN 9          /* the longest recommended NOP (Intel SDM vol. 2B, "NOP") */
 #define PV_PATCH_SUMMARY_LEN 1024 /* pv_patch_summary() fits, for any counts and a name <= 32 */
 
 /* What a backend wants at a site instead of the indirect call. */
 enum pv_replacement_kind {
     PV_REPL_NONE,   /* keep the indirect call */
-    PV_REPL_INLINE, /* these bytes; len 0 turns the whole site into NOPs */
+    PV_REPL_INLINE, /* these bytes; len 0 turns the whole site into padding */
     PV_REPL_CALL,   /* a direct call to target, which keeps the callee-save convention */
 };
 
@@ -28,7 +27,10 @@ struct pv_replacement {
     enum pv_replacement_kind kind;
     uint8_t bytes[PV_SITE_MAX_LEN]; /* INLINE */
     uint8_t len;                    /* INLINE */
-    uint64_t target;                /* CALL */
+    /* CALL: the callee. INLINE: 0, or the target of the call rel32 the
+     * patcher writes at bytes[call_at], once it knows where bytes land. */
+    uint64_t target;
+    uint8_t call_at;
 };
 
 /* A backend answers for one op at one address, so it can emit rip-relative
@@ -82,8 +84,9 @@ enum pv_patch_result pv_patch_site(const struct pv_site *s, const struct pv_back
                                    struct pv_text *text, struct pv_patch_stats *st, char *err,
                                    size_t errlen);
 
-/* Fills len bytes with the fewest recommended NOPs: ceil(len / 9) of them. */
-void pv_fill_nops(uint8_t *buf, size_t len);
+/* Fills len bytes with one instruction that does nothing: the recommended
+ * NOP of that length, or past PV_NOP_MAX_LEN `jmp` over int3s. */
+void pv_fill_padding(uint8_t *buf, size_t len);
 
 /* Writes `call target` (E8 rel32, 5 bytes) as it would be at address `at`.
  * Returns false, writing nothing, if target is out of rel32 reach. */
@@ -101,6 +104,9 @@ void pv_patch_summary(const struct pv_patch_stats *st, const char *backend, char
  * supplies (unless pv.patch=off); prints one summary line. Runs while the
  * text is still writable, before the kernel map makes it read-only. */
 void pv_patch_all(const struct pv_backend *be);
+
+/* pv.trace=1: a backend rewriting sites of its own shows their bytes too. */
+bool pv_patch_tracing(void);
 
 /* The backend pv_patch_all() rewrote the sites with; NULL if it left them
  * alone (pv.patch=off) or has not run. */

@@ -74,6 +74,11 @@ void pv_patch_all(const struct pv_backend *be)
     patched_with = be;
 }
 
+bool pv_patch_tracing(void)
+{
+    return trace_sites;
+}
+
 const struct pv_backend *pv_patched_with(void)
 {
     return patched_with;

@@ -42,6 +42,8 @@ enum pv_op { PV_SITES(PV_ENUM_, ~) PV_OP_COUNT };
 #undef PV_ENUM_
 
 #define PV_INDIRECT_CALL_LEN 6 /* call *table+off(%rip): FF 15 rel32 */
-#define PV_SITE_MAX_LEN 15     /* the longest x86 instruction; the patcher rejects more */
+/* The patcher rejects longer sites; padding's short jmp reaches 127 bytes. */
+#define PV_SITE_MAX_LEN 32
+#define PV_NOP_MAX_LEN 9 /* the longest recommended NOP (Intel SDM vol. 2B, "NOP") */
 
 #endif

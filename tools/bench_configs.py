@@ -70,6 +70,10 @@ CONFIGS = [
     config("xen-patched" + XEN, ["all"], ["xen.mmu=batch"]),
     config("xen-patched+xen.mmu=trap", ["pte"], ["xen.mmu=trap"]),
     config("xen-patched+xen.mmu=hypercall", ["pte"], ["xen.mmu=hypercall"]),
+    # Every hypercall a call into the hypercall page, as before each site
+    # was rewritten to an inline syscall.
+    config("xen-patched" + XEN + "+xen.hypercall=page", ["xen", "pte", "sched"],
+           ["xen.mmu=batch", "xen.hypercall=page"]),
     config("xen-unpatched" + XEN + "+spinlock=off", ["locks"],
            ["pv.patch=off", "xen.mmu=batch", "pv.spinlock=off"]),
     config("xen-patched" + XEN + "+spinlock=off", ["locks"], ["xen.mmu=batch", "pv.spinlock=off"]),

@@ -1,8 +1,8 @@
 /* pvemit: what each backend writes at given paravirt sites, from the same
  * sources the kernel patches itself with (tools/pvsites runs it).
  *
- *   pvemit [--xen] [--xen-direct OP=ADDR]...
- *   pvemit --list-ops
+ *   pvemit [--xen] [--xen-direct NAME=ADDR]...
+ *   pvemit --list-ops | --list-entries
  *
  * Reads one site a line on stdin, "ADDR OP LEN" (hex address, op name,
  * decimal length), and writes one line per backend:
@@ -10,7 +10,9 @@
  *   ADDR BACKEND RESULT HEX
  *
  * BACKEND is native, native-condsti (restore_fl as the conditional sti),
- * and xen when --xen or --xen-direct is given. RESULT is inline, call,
+ * and xen when --xen or --xen-direct is given. NAME is an op (what its
+ * sites may call directly) or one of --list-entries (what Xen's inline
+ * templates call, XEN_PATCH_ENTRIES). RESULT is inline, call,
  * kept-no-template, kept-too-long or rejected; HEX is the whole site after
  * patching, or "-" when the site is not rewritten. */
 #include <stdint.h>
@@ -36,8 +38,8 @@ struct emitter {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: pvemit [--xen] [--xen-direct OP=ADDR]... < sites\n"
-                    "       pvemit --list-ops\n");
+    fprintf(stderr, "usage: pvemit [--xen] [--xen-direct NAME=ADDR]... < sites\n"
+                    "       pvemit --list-ops | --list-entries\n");
     exit(2);
 }
 
@@ -74,9 +76,15 @@ static void parse_direct(const char *arg, struct xen_patch_ctx *ctx)
         usage();
     memcpy(name, arg, (size_t)(eq - arg));
     name[eq - arg] = '\0';
+#define ENTRY_BY_NAME_(field)                                                                      \
+    if (strcmp(name, #field) == 0) {                                                               \
+        ctx->field = parse_addr(eq + 1);                                                           \
+        return;                                                                                    \
+    }
+    XEN_PATCH_ENTRIES(ENTRY_BY_NAME_)
     op = op_by_name(name);
     if (op == PV_OP_COUNT) {
-        fprintf(stderr, "pvemit: unknown op '%s'\n", name);
+        fprintf(stderr, "pvemit: unknown op or entry '%s'\n", name);
         exit(2);
     }
     ctx->direct[op] = parse_addr(eq + 1);
@@ -91,6 +99,11 @@ static int parse_args(int argc, char **argv, struct xen_patch_ctx *xen)
         if (strcmp(argv[i], "--list-ops") == 0) {
             for (unsigned op = 0; op < PV_OP_COUNT; op++)
                 printf("%u %s\n", op, pv_op_name(op));
+            exit(0);
+        }
+        if (strcmp(argv[i], "--list-entries") == 0) {
+#define PRINT_ENTRY_(field) printf("%s\n", #field);
+            XEN_PATCH_ENTRIES(PRINT_ENTRY_)
             exit(0);
         }
         if (strcmp(argv[i], "--xen") == 0) {

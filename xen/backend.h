@@ -89,9 +89,15 @@ bool xen_wait_event(struct xen_wait *w);
 /* mmu.c: the multicall buffers and CR3's value, before the table is used;
  * and, once xen.mmu= is read, what the chosen mode needs from Xen. */
 void xen_mmu_init(void);
+/* hypercall_sites.c: every hypercall site rewritten as xen.hypercall= says. */
+void xen_hypercall_setup(void);
 void xen_mmu_setup(void);
 /* mmu.c: cpu starts on this vCPU's top-level table; returns its machine address. */
 uint64_t xen_mmu_cpu_init(unsigned cpu);
+/* mmu.c: while on, this vCPU's mmu_updates and mmuext_ops are built and
+ * queued as usual but never reach Xen (they report success): for
+ * measuring the guest's share of a batch. Call with events masked. */
+void xen_mmu_withhold(bool on);
 
 /* time.c: this vCPU's own Xen system time, the clock of every absolute
  * timeout Xen takes (SCHEDOP_poll, the one-shot timer). xen_now_ns(), the

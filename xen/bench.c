@@ -6,6 +6,10 @@
 #include "bench/bench.h"
 #include "bench/loop.h"
 #include "kernel/percpu.h"
+#include "mm/pgtable.h"
+#include "mm/vm.h"
+#include "pv/irq.h"
+#include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 
@@ -18,6 +22,8 @@
 /* How pte updates reach Xen changes every page-table benchmark: each
  * result under Xen names the mode it ran in. */
 BENCH_CONFIG_OPTION(xen_mmu, PV_CAP_XEN_PV, "xen.mmu");
+/* Hypercalls through the hypercall page are a variant; inline is usual. */
+BENCH_CONFIG_OPTION_UNLESS(xen_hypercall, PV_CAP_XEN_PV, "xen.hypercall", "inline");
 
 static const char *problem;
 static long xen_version; /* what XENVER_version said before the benchmark */
@@ -147,3 +153,50 @@ BENCH_DEFINE(xen_evtchn_self, xen,
              "`EVTCHNOP_send` on an IPI port bound to ourselves, until its handler has run",
              .needs = PV_CAP_XEN_PV, .iters = EVTCHN_ITERS, .subtract_loop = true,
              .prepare = prepare_evtchn, .measure = measure_evtchn_self, .check = check_xen);
+
+/* ---- xen_mprotect_512_withheld: mprotect_512's own work, the same
+ * batches built and queued but never issued (xen_mmu_withhold), so
+ * mprotect_512 less this is what the hypercalls cost: Xen's validation
+ * of each entry and the transitions into Xen and back. Interrupts are off
+ * so nothing else queues meanwhile. The page tables never change, so the
+ * area's rights are put back by a real mprotect after the loop. */
+
+#define WITHHELD_PAGES 512
+#define WITHHELD_ITERS 20
+
+static uint8_t *withheld_area;
+
+static const char *prepare_withheld(void)
+{
+    if (!withheld_area)
+        withheld_area = vm_map(WITHHELD_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 0);
+    if (!withheld_area)
+        return "no memory for the benchmark's area";
+    return prepare_xen();
+}
+
+static uint64_t measure_withheld(uint64_t n)
+{
+    const size_t len = WITHHELD_PAGES * PAGE_SIZE;
+    uint64_t failed = 0;
+    bool writable = true;
+    unsigned long flags = irq_save();
+
+    xen_mmu_withhold(true);
+    uint64_t t = BENCH_TIME_LOOP(n, {
+        writable = !writable;
+        failed += mprotect(withheld_area, len, writable ? VM_READ | VM_WRITE : VM_READ) != 0;
+    });
+    xen_mmu_withhold(false);
+    irq_restore(flags);
+    failed += mprotect(withheld_area, len, VM_READ) != 0;
+    failed += mprotect(withheld_area, len, VM_READ | VM_WRITE) != 0;
+    expect(failed == 0, "mprotect failed");
+    expect(pte_writable(vm_pte(withheld_area)), "the area is not writable again");
+    return t;
+}
+
+BENCH_DEFINE(xen_mprotect_512_withheld, xen,
+             "`mprotect_512` with its batches built but not issued: the guest's share",
+             .needs = PV_CAP_XEN_PV, .iters = WITHHELD_ITERS, .subtract_loop = true,
+             .prepare = prepare_withheld, .measure = measure_withheld, .check = check_xen);

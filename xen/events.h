@@ -35,6 +35,12 @@ uint64_t xen_evtchn_count(evtchn_port_t port);
 /* Makes Xen deliver a pending upcall now (it checks on every return from
  * a hypercall). */
 void xen_force_upcall(void);
+/* The same behind a callee-save thunk: the rare path of a patched
+ * irq_enable or restore_fl (xen/irq.c). */
+void xen_pv_force_upcall(void);
+/* The rest of a patched restore_fl, entered with CF = flags.IF and
+ * keeping every register (xen/irq.c); never called from C. */
+void xen_pv_restore_fl_cf(void);
 
 /* Called by xen/event_entry.asm with events masked. */
 void xen_event_upcall(struct trap_frame *f);

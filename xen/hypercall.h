@@ -1,9 +1,10 @@
 /* Typed hypercalls, one HYPERVISOR_<op>() per hypercall the kernel uses.
  *
- * Xen ABI (x86-64 PV): a hypercall is `call hypercall_page + nr * 32`, the
- * page Xen fills in because of the HYPERCALL_PAGE ELF note; arguments in
- * rdi rsi rdx r10 r8, result in rax, and the stub's `syscall` clobbers rcx
- * and r11. Xen may also change the argument registers, so each is an
+ * Xen ABI (x86-64 PV): a hypercall is `syscall` from the guest kernel with
+ * its number in rax, or `call hypercall_page + nr * 32`, the page Xen
+ * fills in because of the HYPERCALL_PAGE ELF note, whose stub does that;
+ * arguments in rdi rsi rdx r10 r8, result in rax, and `syscall` clobbers
+ * rcx and r11. Xen may also change the argument registers, so each is an
  * output too. HYPERVISOR_iret is not here: it never returns and takes its
  * arguments on the stack, so the entry stubs jump to it (xen_iret_entry). */
 #ifndef XEN_HYPERCALL_H
@@ -14,13 +15,45 @@
 /* 4 KiB, filled by Xen at domain build (xen/hypercall_page.asm). */
 extern char hypercall_page[4096];
 
-#define HYPERCALL_CALL "call hypercall_page + %c[offset]"
-#define HYPERCALL_OFFSET(name) [offset] "i"(__HYPERVISOR_##name * 32)
+/* Tour 92: Every hypercall is a site.
+ * Assembled, a hypercall is a 2-byte NOP and `call hypercall_page +
+ * nr * 32`, Xen's stub for hypercall nr, and leaves a descriptor in
+ * .xen_hypercall_sites: the site's address, the hypercall's name and
+ * number. With xen.hypercall=inline, the default, xen_hypercall_setup()
+ * (xen/hypercall_sites.c) rewrites each site at boot as `mov $nr, %eax;
+ * syscall`, what the stub would run, without the call, the stub's
+ * push/pop of rcx and r11 (which the site declares clobbered anyway) and
+ * the return: what Linux does since XSA-466. */
+struct xen_hypercall_site {
+    uint64_t addr;    /* the site's first byte; XEN_HYPERCALL_SITE_LEN of them */
+    const char *name; /* "xen_version" */
+    uint32_t nr;      /* __HYPERVISOR_xen_version */
+    uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct xen_hypercall_site) == 24, "linker.ld checks 24-byte descriptors");
+
+#define XEN_HYPERCALL_SITE_LEN 7 /* either form: NOP (2), call rel32 (5); mov (5), syscall (2) */
+
+#define HYPERCALL_CALL(name)                                                                       \
+    "771:\n\t"                                                                                     \
+    ".nops 2\n\t"                                                                                  \
+    "call hypercall_page + %c[nr] * 32\n\t"                                                        \
+    ".pushsection .xen_hypercall_sites, \"a\"\n\t"                                                 \
+    ".balign 8\n\t"                                                                                \
+    ".quad 771b, 772f\n\t"                                                                         \
+    ".long %c[nr], 0\n\t"                                                                          \
+    ".popsection\n\t"                                                                              \
+    ".pushsection .rodata.str1.1, \"aMS\", @progbits, 1\n"                                         \
+    "772:\n\t"                                                                                     \
+    ".asciz \"" #name "\"\n\t"                                                                     \
+    ".popsection\n"
+#define HYPERCALL_OFFSET(name) [nr] "i"(__HYPERVISOR_##name)
 
 #define _hypercall1(name, a1)                                                                      \
     ({                                                                                             \
         long res_, di_ = (long)(a1);                                                               \
-        __asm__ volatile(HYPERCALL_CALL                                                            \
+        __asm__ volatile(HYPERCALL_CALL(name)                                                      \
                          : "=a"(res_), "+D"(di_)                                                   \
                          : HYPERCALL_OFFSET(name)                                                  \
                          : "rcx", "r11", "memory");                                                \
@@ -30,7 +63,7 @@ extern char hypercall_page[4096];
 #define _hypercall2(name, a1, a2)                                                                  \
     ({                                                                                             \
         long res_, di_ = (long)(a1), si_ = (long)(a2);                                             \
-        __asm__ volatile(HYPERCALL_CALL                                                            \
+        __asm__ volatile(HYPERCALL_CALL(name)                                                      \
                          : "=a"(res_), "+D"(di_), "+S"(si_)                                        \
                          : HYPERCALL_OFFSET(name)                                                  \
                          : "rcx", "r11", "memory");                                                \
@@ -40,7 +73,7 @@ extern char hypercall_page[4096];
 #define _hypercall3(name, a1, a2, a3)                                                              \
     ({                                                                                             \
         long res_, di_ = (long)(a1), si_ = (long)(a2), dx_ = (long)(a3);                           \
-        __asm__ volatile(HYPERCALL_CALL                                                            \
+        __asm__ volatile(HYPERCALL_CALL(name)                                                      \
                          : "=a"(res_), "+D"(di_), "+S"(si_), "+d"(dx_)                             \
                          : HYPERCALL_OFFSET(name)                                                  \
                          : "rcx", "r11", "memory");                                                \
@@ -53,7 +86,7 @@ extern char hypercall_page[4096];
     ({                                                                                             \
         long res_, di_ = (long)(a1), si_ = (long)(a2), dx_ = (long)(a3), v4_ = (long)(a4);         \
         register long r10_ __asm__("r10") = v4_;                                                   \
-        __asm__ volatile(HYPERCALL_CALL                                                            \
+        __asm__ volatile(HYPERCALL_CALL(name)                                                      \
                          : "=a"(res_), "+D"(di_), "+S"(si_), "+d"(dx_), "+r"(r10_)                 \
                          : HYPERCALL_OFFSET(name)                                                  \
                          : "rcx", "r11", "memory");                                                \

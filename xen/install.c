@@ -1,17 +1,20 @@
 /* Installing the Xen PV backend. */
 #include "pv/call.h"
 #include "xen/backend.h"
+#include "xen/events.h"
 #include "xen/patch.h"
 
-/* What the patcher asks for once the tables are installed: irq_disable's
- * per-CPU mask store goes inline, every other op becomes a direct call to the
- * callee-save entry its table slot holds (xen/patch.c has the encodings). */
+/* What the patcher asks for once the tables are installed: the irq ops
+ * that fit their sites go inline, every other op becomes a direct call to
+ * the callee-save entry its table slot holds (xen/patch.c has the encodings). */
 const struct pv_backend *xen_site_backend(void)
 {
     static struct xen_patch_ctx ctx;
     static struct pv_backend backend;
 
     pv_ops_current_targets(ctx.direct);
+#define XEN_ENTRY_(name) ctx.name = (uint64_t)xen_pv_##name;
+    XEN_PATCH_ENTRIES(XEN_ENTRY_)
     xen_patch_backend_init(&backend, &ctx);
     return &backend;
 }
@@ -22,9 +25,11 @@ const struct pv_backend *xen_alt_site_backend(void)
     return NULL;
 }
 
-/* Once the options are read: the pte-update mode xen.mmu= chose. */
+/* Once the options are read: the pte-update mode xen.mmu= chose, and
+ * the hypercall sites as xen.hypercall= says. */
 void xen_setup(void)
 {
+    xen_hypercall_setup();
     xen_mmu_setup();
 }
 

@@ -1,7 +1,9 @@
 /* Xen's interrupt-flag ops: vcpu_info's evtchn_upcall_mask stands in for
  * RFLAGS.IF, and an upcall stands in for an interrupt. Each runs behind a
  * callee-save thunk (PV_THUNKS in xen/install.c), as a call site expects
- * of every op; patched, irq_disable is inline (xen/patch.c). */
+ * of every op; patched, irq_disable, save_fl and irq_enable are inline
+ * (xen/patch.c) and restore_fl calls an entry written by hand. */
+#include "pv/call.h"
 #include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
@@ -47,14 +49,50 @@ void xen_irq_disable(void)
  * until we look. So `xen_irq_enable` checks the pending byte after
  * unmasking and, if set, makes a hypercall, on whose return Xen delivers
  * the upcall (Xen checks for pending events on every return to the guest).
- * The boot self-test `irq: pending timer delivered on irq_enable` checks
- * this. */
+ * No fence between the store and the load: Xen kicks the vCPU whenever
+ * pending goes from 0 to 1 and reads the mask on this CPU on its way back
+ * in, where our own store is seen. The boot self-tests `irq: pending timer
+ * delivered on irq_enable` (and `on irq_restore`) check this, for the C,
+ * inline and hand-written forms alike. */
 void xen_irq_enable(void)
 {
     set_upcall_mask(0);
     compiler_barrier(); /* unmask before the check, or an event could slip between */
     if (upcall_pending())
         xen_force_upcall();
+}
+
+/* The rare path of a patched irq_enable or restore_fl: behind a thunk,
+ * since the site expects every register kept. */
+PV_THUNK_NONE(xen_pv_force_upcall, xen_force_upcall);
+
+/* cmpw $1 on the pair reads "pending and not masked" in one compare. */
+_Static_assert(offsetof(struct vcpu_info, evtchn_upcall_mask) ==
+                   offsetof(struct vcpu_info, evtchn_upcall_pending) + 1,
+               "mask must follow pending");
+
+/* What a patched restore_fl calls once its `bt $9, %edi` has set CF to
+ * flags.IF (xen/patch.c): xen_restore_fl by hand, touching only flags, so
+ * it needs no thunk (as Linux's "direct" Xen irq ops). setnc stores the
+ * mask as the opposite of IF; then, as in xen_irq_enable, a pending event
+ * is delivered through a hypercall, and `cmpw $1` on the pending/mask
+ * pair asks "pending and unmasked" in one compare. (An asm statement in
+ * a function, for its "i" operands; the function is never called.) */
+__attribute__((used)) static void xen_restore_fl_cf_body(void)
+{
+    __asm__(
+        ".pushsection .text.xen_pv_restore_fl_cf, \"ax\", @progbits\n\t"
+        ".globl xen_pv_restore_fl_cf\n\t"
+        ".type xen_pv_restore_fl_cf, @function\n"
+        "xen_pv_restore_fl_cf:\n\t"
+        "setnc %%gs:%c[mask]\n\t"
+        "cmpw $1, %%gs:%c[pending]\n\t"
+        "je xen_pv_force_upcall\n\t" /* a tail call: it returns to the site */
+        "ret\n\t"
+        ".size xen_pv_restore_fl_cf, . - xen_pv_restore_fl_cf\n\t"
+        ".popsection"
+        :
+        : [mask] "i"(VCPU_GS(evtchn_upcall_mask)), [pending] "i"(VCPU_GS(evtchn_upcall_pending)));
 }
 
 unsigned long xen_save_fl(void)

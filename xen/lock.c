@@ -71,10 +71,8 @@ static void wait_for_ticket(struct spinlock *l, uint32_t mine)
     xen_restore_fl(flags);
 }
 
-static void xen_lock(struct spinlock *l)
+static void xen_lock_wait(struct spinlock *l, uint32_t mine)
 {
-    uint32_t mine = __atomic_fetch_add(&l->next_ticket, 1, __ATOMIC_RELAXED);
-
     for (unsigned spins = 0; __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != mine; spins++) {
         if (spins < SPINS_BEFORE_BLOCKING) {
             __builtin_ia32_pause();
@@ -132,7 +130,7 @@ void xen_spinlock_init(unsigned cpu)
 
 const struct pv_lock_ops xen_lock_ops = {
     .name = "xen blocking ticket",
-    .lock = xen_lock,
+    .wait = xen_lock_wait,
     .unlock = xen_unlock,
     .blocked = xen_lock_blocked,
     .kicked = xen_lock_kicked,

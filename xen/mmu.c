@@ -36,6 +36,8 @@ OPTION_ENUM(mmu_mode, "xen.mmu", mode_names, "how pte updates reach Xen");
 static bool preserve_ad_wanted = true;
 OPTION_BOOL(preserve_ad_wanted, "xen.preserve_ad",
             "commit ptes with MMU_PT_UPDATE_PRESERVE_AD when Xen offers it");
+static bool pin_tables;
+OPTION_BOOL(pin_tables, "xen.pin", "pin each new page table (MMUEXT_PIN_L*_TABLE) as it is made");
 
 /* Set by xen_mmu_setup(): commits keep A/D through Xen, so start
  * need not clear the entry. Never in trap mode, which has no hypercall. */
@@ -54,6 +56,7 @@ struct mmu_cpu {
      * read when the op runs, so the queued op points here. */
     xen_ulong_t shootdown_mask;
     bool shootdown_queued; /* the queue holds an op that uses it */
+    bool withheld;         /* xen_mmu_withhold(): nothing reaches Xen */
 };
 static struct mmu_cpu mmu_cpus[MAX_CPUS];
 
@@ -86,11 +89,33 @@ static long issue_one(const struct multicall_entry *e)
     return HYPERVISOR_mmuext_op(args, count, done, DOMID_SELF);
 }
 
+/* Events stay masked meanwhile (the caller's job), so the flag stays
+ * this vCPU's: other vCPUs' updates still reach Xen. */
+void xen_mmu_withhold(bool on)
+{
+    this_mmu()->withheld = on;
+}
+
+/* A batch built and then not issued: each call reports success with
+ * everything done, as Xen would, so the guest's path runs as far as the
+ * hypercall instruction and no further. */
+static long withhold(struct multicall_entry *entries, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned *done = (unsigned *)(uintptr_t)entries[i].args[2];
+        *done = (unsigned)entries[i].args[1];
+        entries[i].result = 0;
+    }
+    return 0;
+}
+
 static long issue(struct multicall_entry *entries, unsigned n, void *ctx)
 {
     struct mmu_cpu *m = this_mmu();
 
     (void)ctx;
+    if (m->withheld)
+        return withhold(entries, n);
     if (m->shootdown_queued) {
         m->shootdown_queued = false;
         mm_stats_add(MM_FLUSH_HYPERCALLS, 1);
@@ -286,19 +311,28 @@ void xen_leave_lazy_mmu(void)
 }
 
 /* Xen ABI: a frame may become a page table only while nothing maps it
- * writable, and its one mapping is ours at VA == PA. Not pinned
- * (MMUEXT_PIN_L1_TABLE is optional): linking it into a live table makes
- * Xen validate and type it, and the link keeps it typed; these tables are
- * never unlinked, so a pin would only add a hypercall. Anything queued
- * goes first, to keep every update in program order. */
+ * writable, and its one mapping is ours at VA == PA. Unpinned, linking
+ * it into a live table makes Xen validate and type it, and the link keeps
+ * it typed. Pinned (xen.pin=on, as Linux does), Xen validates and types
+ * it now and keeps it so until unpinned, linked or not: a table whose last
+ * link goes away is otherwise unvalidated, its entries' references
+ * dropped, and validated again when next linked. Anything queued goes
+ * first, to keep every update in program order. */
 void xen_make_page_table(uint64_t pa, int level)
 {
-    (void)level;
+    static const unsigned pin_cmd[] = {0, MMUEXT_PIN_L1_TABLE, MMUEXT_PIN_L2_TABLE,
+                                       MMUEXT_PIN_L3_TABLE, MMUEXT_PIN_L4_TABLE};
+
     flush_queue();
     mm_stats_add(MM_HYPERCALLS, 1);
     xen_must(HYPERVISOR_update_va_mapping(pa, virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_NX,
                                           UVMF_INVLPG),
              "update_va_mapping page table read-only");
+    if (pin_tables && level >= 1 && level <= 4) {
+        struct mmuext_op op = {.cmd = pin_cmd[level], .arg1.mfn = virt_to_maddr((void *)pa) >> 12};
+        mmuext(&op);
+        flush_queue();
+    }
 }
 
 /* Always a hypercall, in every mode: Xen emulates stores to L1 tables
@@ -389,4 +423,7 @@ void xen_mmu_setup(void)
                  "vm_assist writable_pagetables");
     kprintf("xen: pte updates by %s: %s; A/D bits: %s\n", mode_names[mmu_mode],
             mode_description(description, sizeof(description)), ad_policy(offered));
+    kprintf("xen: new page tables %s\n",
+            pin_tables ? "pinned as they are made (MMUEXT_PIN_L*_TABLE)"
+                       : "typed by the link that installs them, not pinned (xen.pin=off)");
 }

@@ -32,7 +32,8 @@ IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
 EXPECT = os.path.join(ROOT, "tests", "pv", "expected_sites.txt")
 COLUMNS = ["count", "op", "len", "clobbers", "native", "native-condsti", "xen"]
 
-# Intel SDM vol. 2B, "NOP": the padding the patcher fills a site with.
+# Intel SDM vol. 2B, "NOP": the padding the patcher fills a site with
+# (up to 9 bytes; longer, a jmp over int3s).
 NOPS = {"90", "6690", "0f1f00", "0f1f4000", "0f1f440000", "660f1f440000",
         "0f1f8000000000", "0f1f840000000000", "660f1f840000000000"}
 
@@ -45,7 +46,10 @@ def kind(backend):
         return "no-context"
     if backend["result"] != "inline":
         return backend["result"]
-    code = [text.split()[0] for _, hexbytes, text in backend["disasm"]
+    lines = backend["disasm"]
+    if len(lines) > 1 and lines[0][1].startswith("eb") and lines[1][2].startswith("int3"):
+        lines = lines[2:]  # padding past the longest NOP: jmp over int3s
+    code = [text.split()[0] for _, hexbytes, text in lines
             if hexbytes.replace(" ", "") not in NOPS]
     return "inline:" + (",".join(code) if code else "nop")
 
@@ -94,7 +98,7 @@ HEADER = """\
 # The paravirt sites of build/patchbay.elf and what each backend writes there,
 # counted per distinct row; checked by tests/pv/test_expected_sites.py
 # (make tools-test), rewritten by it with --record. Kinds: "inline:" and the
-# instructions written (NOP padding left out), "call" (a direct call), or why
+# instructions written (padding left out), "call" (a direct call), or why
 # the indirect call stays ("kept-no-template", "kept-too-long").
 """
 

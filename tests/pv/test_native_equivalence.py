@@ -39,7 +39,10 @@ def load_pvsites():
 
 
 def strip_nops(code):
-    """code without the NOP padding in front of it (the patcher pads first)."""
+    """code without the padding in front of it (the patcher pads first): a
+    recommended NOP, or a short jmp over int3s past the longest NOP."""
+    if len(code) > 2 and code[0] == 0xEB and code[2:2 + code[1]] == b"\xcc" * code[1]:
+        return code[2 + code[1]:]
     longest_first = sorted(NOPS, key=len, reverse=True)
     while code:
         nop = next((n for n in longest_first if code.startswith(n)), None)

@@ -38,7 +38,8 @@ struct text_fixture {
 };
 
 /* Text of CANARY bytes holding one unpatched site, as pv/call.h emits it:
- * call *rel32(%rip) (FF 15 rel32), then single-byte NOPs to len. */
+ * call *rel32(%rip) (FF 15 rel32), then single-byte NOPs to len (the
+ * patcher reads only the call). */
 static void setup_text(struct text_fixture *f, uint64_t start, enum pv_op op, uint8_t len)
 {
     static const uint8_t indirect_call[] = {0xff, 0x15, 0x44, 0x33, 0x22, 0x11};
@@ -116,18 +117,32 @@ static int count_recommended_nops(const uint8_t *p, size_t len)
     return count;
 }
 
-static int fewest_nops(size_t len)
+/* Padding past the longest NOP: jmp rel8 to its end, int3s skipped. */
+static bool is_jmp_over_int3s(const uint8_t *p, size_t len)
 {
-    return (int)((len + PV_NOP_MAX_LEN - 1) / PV_NOP_MAX_LEN);
+    if (len <= PV_NOP_MAX_LEN || p[0] != 0xeb || p[1] != len - 2)
+        return false;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] != 0xcc)
+            return false;
+    return true;
 }
 
-/* Site = the fewest recommended NOPs, then the expected instruction
+/* Padding runs as one instruction at any length, none when empty. */
+static int padding_instructions(const uint8_t *p, size_t len)
+{
+    if (is_jmp_over_int3s(p, len))
+        return 1;
+    return count_recommended_nops(p, len);
+}
+
+/* Site = padding of one instruction, then the expected instruction
  * bytes, ending where the site ends. */
 static void assert_site_is(struct text_fixture *f, const struct bytes *expected)
 {
     size_t pad = f->site.len - expected->len;
 
-    assert_int_equal(count_recommended_nops(site_bytes(f), pad), fewest_nops(pad));
+    assert_int_equal(padding_instructions(site_bytes(f), pad), pad > 0);
     assert_memory_equal(site_bytes(f) + pad, expected->b, expected->len);
 }
 
@@ -228,19 +243,20 @@ static void test_native_template_unknown_op(void **state)
     assert_null(native_template(PV_OP_COUNT, true, &len));
 }
 
-/* ---- NOP padding ---- */
+/* ---- padding ---- */
 
-static void test_fill_nops_every_length(void **state)
+static void test_fill_padding_every_length(void **state)
 {
     (void)state;
-    for (size_t len = 0; len <= 15; len++) {
-        uint8_t buf[32];
-        memset(buf, CANARY, sizeof(buf));
-        pv_fill_nops(buf + 8, len);
-        assert_int_equal(count_recommended_nops(buf + 8, len), fewest_nops(len));
+    for (size_t len = 0; len <= PV_SITE_MAX_LEN; len++) {
+        uint8_t buf[PV_SITE_MAX_LEN + 16];
+        memset(buf, 0x5a, sizeof(buf));
+        pv_fill_padding(buf + 8, len);
+        assert_int_equal(padding_instructions(buf + 8, len), len > 0);
+        assert_int_equal(is_jmp_over_int3s(buf + 8, len), len > PV_NOP_MAX_LEN);
         for (size_t i = 0; i < sizeof(buf); i++)
             if (i < 8 || i >= 8 + len)
-                assert_int_equal(buf[i], CANARY);
+                assert_int_equal(buf[i], 0x5a);
     }
 }
 
@@ -334,6 +350,84 @@ static void test_xen_save_fl_exact_bytes(void **state)
         site_bytes(&f),
         ((uint8_t[]){0x65, 0x80, 0x3c, 0x25, 0x41, 0x00, 0x00, 0x00, 0x01, 0x19, 0xc0}), 11);
     assert_int_equal(f.stats.inline_by_op[PV_OP_save_fl], 1);
+}
+
+/* Unmask, test pending, jz over the call, call force_upcall: the call's
+ * rel32 counts from the site's end, where the patcher placed it. */
+static void test_xen_irq_enable_exact_bytes(void **state)
+{
+    struct xen_patch_ctx ctx = {.force_upcall = TEXT_START + 0x2000};
+    struct pv_backend be;
+    struct text_fixture f;
+    uint32_t rel = (uint32_t)(ctx.force_upcall - (TEXT_START + SITE_OFF + 25));
+
+    (void)state;
+    assert_int_equal(XEN_UPCALL_PENDING_GS_OFFSET, 0x40);
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, PV_OP_LEN(irq_enable));
+    assert_int_equal(PV_OP_LEN(irq_enable), 25);
+    assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
+    assert_memory_equal(site_bytes(&f),
+                        ((uint8_t[]){0x65,
+                                     0xc6,
+                                     0x04,
+                                     0x25,
+                                     0x41,
+                                     0x00,
+                                     0x00,
+                                     0x00,
+                                     0x00, /* */
+                                     0x65,
+                                     0x80,
+                                     0x3c,
+                                     0x25,
+                                     0x40,
+                                     0x00,
+                                     0x00,
+                                     0x00,
+                                     0x00, /* */
+                                     0x74,
+                                     0x05,
+                                     0xe8,
+                                     (uint8_t)rel,
+                                     (uint8_t)(rel >> 8),
+                                     (uint8_t)(rel >> 16),
+                                     (uint8_t)(rel >> 24)}),
+                        25);
+    assert_canaries_intact(&f, 25);
+}
+
+/* bt $9, %edi, then the call to the CF-taking entry, no padding. */
+static void test_xen_restore_fl_exact_bytes(void **state)
+{
+    struct xen_patch_ctx ctx = {.restore_fl_cf = TEXT_START - 0x100};
+    struct pv_backend be;
+    struct text_fixture f;
+    uint32_t rel = (uint32_t)(ctx.restore_fl_cf - (TEXT_START + SITE_OFF + 9));
+
+    (void)state;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_restore_fl, PV_OP_LEN(restore_fl));
+    assert_int_equal(patch(&f, &be), PV_PATCHED_INLINE);
+    assert_memory_equal(
+        site_bytes(&f),
+        ((uint8_t[]){0x0f, 0xba, 0xe7, 0x09, 0xe8, (uint8_t)rel, (uint8_t)(rel >> 8),
+                     (uint8_t)(rel >> 16), (uint8_t)(rel >> 24)}),
+        9);
+}
+
+/* A force_upcall out of rel32 reach keeps the site as it was. */
+static void test_xen_irq_enable_out_of_reach(void **state)
+{
+    struct xen_patch_ctx ctx = {.force_upcall = 0xffffffff80000000ull};
+    struct pv_backend be;
+    struct text_fixture f;
+
+    (void)state;
+    xen_patch_backend_init(&be, &ctx);
+    setup_text(&f, TEXT_START, PV_OP_irq_enable, PV_OP_LEN(irq_enable));
+    assert_int_equal(patch(&f, &be), PV_KEPT_TOO_LONG);
+    assert_site_unpatched(&f);
 }
 
 static void test_xen_direct_call(void **state)
@@ -508,9 +602,9 @@ static void test_reject_bad_lengths(void **state)
     f.site.len = 5;
     assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 5 is shorter than the "
                         "6-byte indirect call");
-    setup_text(&f, TEXT_START, PV_OP_save_fl, 15);
-    f.site.len = 16;
-    assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 16 is over the 15-byte "
+    setup_text(&f, TEXT_START, PV_OP_save_fl, 32);
+    f.site.len = 33;
+    assert_rejected(&f, "pv: site at 0x101010 (save_fl): length 33 is over the 32-byte "
                         "maximum");
 }
 
@@ -661,8 +755,11 @@ int main(void)
         cmocka_unit_test(test_native_templates_condsti_restore_fl),
         cmocka_unit_test(test_native_lazy_mmu_site_is_one_nop),
         cmocka_unit_test(test_native_template_unknown_op),
-        cmocka_unit_test(test_fill_nops_every_length),
+        cmocka_unit_test(test_fill_padding_every_length),
         cmocka_unit_test(test_xen_save_fl_exact_bytes),
+        cmocka_unit_test(test_xen_irq_enable_exact_bytes),
+        cmocka_unit_test(test_xen_irq_enable_out_of_reach),
+        cmocka_unit_test(test_xen_restore_fl_exact_bytes),
         cmocka_unit_test(test_emit_call_rel32),
         cmocka_unit_test(test_emit_call_reach_limits),
         cmocka_unit_test(test_xen_irq_disable_any_site),
