@@ -20,16 +20,18 @@ static char *const option_sets[][8] = {
 };
 #define NR_OPTION_SETS (sizeof(option_sets) / sizeof(option_sets[0]))
 
+_Static_assert(2 * PV_SITE_MAX_LEN < 127, "check_output's hex buffer must hold a whole site");
+
 static void check_output(const char *out, size_t len)
 {
     const char *line = out, *end = out + len;
 
     while (line < end) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
-        char label[32], result[32], hex[64];
+        char label[32], result[32], hex[128]; /* room for 2 * PV_SITE_MAX_LEN digits and more */
         unsigned long long addr;
         FUZZ_CHECK(nl != NULL);
-        FUZZ_CHECK(sscanf(line, "0x%llx %31s %31s %63s", &addr, label, result, hex) == 4);
+        FUZZ_CHECK(sscanf(line, "0x%llx %31s %31s %127s", &addr, label, result, hex) == 4);
         if (strcmp(result, "inline") == 0 || strcmp(result, "call") == 0) {
             size_t n = strlen(hex);
             FUZZ_CHECK(n % 2 == 0 && n >= 2 * PV_INDIRECT_CALL_LEN && n <= 2 * PV_SITE_MAX_LEN);
