@@ -105,8 +105,10 @@ void pv_patch_summary(const struct pv_patch_stats *st, const char *backend, char
  * text is still writable, before the kernel map makes it read-only. */
 void pv_patch_all(const struct pv_backend *be);
 
-/* pv.trace=1: a backend rewriting sites of its own shows their bytes too. */
+/* pv.trace=1: a backend rewriting sites of its own shows their bytes too,
+ * as pv_patch_all() does: " b0 b1 ... -> a0 a1 ...", no newline. */
 bool pv_patch_tracing(void);
+void pv_trace_bytes(const uint8_t *before, const uint8_t *after, unsigned len);
 
 /* The backend pv_patch_all() rewrote the sites with; NULL if it left them
  * alone (pv.patch=off) or has not run. */

@@ -21,6 +21,13 @@ static void print_bytes(const uint8_t *p, unsigned len)
         kprintf(" %02x", p[i]);
 }
 
+void pv_trace_bytes(const uint8_t *before, const uint8_t *after, unsigned len)
+{
+    print_bytes(before, len);
+    kprintf(" ->");
+    print_bytes(after, len);
+}
+
 static void trace_site(const struct pv_site *s, const uint8_t *before, const uint8_t *after,
                        enum pv_patch_result r)
 {
@@ -33,9 +40,7 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
     };
 
     kprintf("pv: site %lx %s len %u:", s->addr, pv_op_name(s->op), s->len);
-    print_bytes(before, s->len);
-    kprintf(" ->");
-    print_bytes(after, s->len);
+    pv_trace_bytes(before, after, s->len);
     kprintf(" (%s)\n", results[r]);
 }
 

@@ -170,11 +170,17 @@ BENCH_DEFINE(xen_evtchn_self, xen,
 
 static uint8_t *withheld_area;
 
-static const char *prepare_withheld(void)
+/* Mapped once, kept for every run, shared with xen_l1_swap_512. */
+static bool map_withheld_area(void)
 {
     if (!withheld_area)
         withheld_area = vm_map(WITHHELD_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 0);
-    if (!withheld_area)
+    return withheld_area != 0;
+}
+
+static const char *prepare_withheld(void)
+{
+    if (!map_withheld_area())
         return "no memory for the benchmark's area";
     return prepare_xen();
 }
@@ -227,11 +233,9 @@ static const char *prepare_swap(void)
     struct pt_walk w;
     pte_t *l2e;
 
-    if (!withheld_area)
-        withheld_area = vm_map(WITHHELD_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 0);
     if (!swap_frame)
         swap_frame = frame_alloc();
-    if (!withheld_area || !swap_frame)
+    if (!map_withheld_area() || !swap_frame)
         return "no memory for the benchmark";
     l2e = pt_walk(read_cr3(), (uint64_t)withheld_area, 2, PT_NO_ALLOC, &w);
     if (!l2e || w.level != 2 || !pte_present(*l2e) || pte_is_leaf(*l2e, 2))

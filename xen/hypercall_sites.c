@@ -52,11 +52,7 @@ static void inline_form(uint32_t nr, uint8_t *out)
 static void trace(const struct xen_hypercall_site *s, const uint8_t *before)
 {
     kprintf("xen: hypercall site %lx %s:", s->addr, s->name);
-    for (unsigned i = 0; i < XEN_HYPERCALL_SITE_LEN; i++)
-        kprintf(" %02x", before[i]);
-    kprintf(" ->");
-    for (unsigned i = 0; i < XEN_HYPERCALL_SITE_LEN; i++)
-        kprintf(" %02x", ((const uint8_t *)s->addr)[i]);
+    pv_trace_bytes(before, (const uint8_t *)s->addr, XEN_HYPERCALL_SITE_LEN);
     kprintf("\n");
 }
 

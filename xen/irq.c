@@ -7,17 +7,17 @@
 #include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
+#include "xen/patch.h"
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
-/* A byte of this vCPU's vcpu_info, one %gs-relative instruction each: a
- * thread moved to another vCPU between finding its vcpu_info and touching
- * it would touch the old vCPU's mask. */
-#define VCPU_GS(field) (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, field))
-
+/* These touch a byte of this vCPU's vcpu_info in one %gs-relative
+ * instruction each (XEN_VCPU_GS, xen/patch.h): a thread moved to another
+ * vCPU between finding its vcpu_info and touching it would touch the old
+ * vCPU's mask. */
 static void set_upcall_mask(uint8_t masked)
 {
-    __asm__ volatile("movb %0, %%gs:%c1" ::"qi"(masked), "i"(VCPU_GS(evtchn_upcall_mask))
+    __asm__ volatile("movb %0, %%gs:%c1" ::"qi"(masked), "i"(XEN_VCPU_GS(evtchn_upcall_mask))
                      : "memory");
 }
 
@@ -25,7 +25,7 @@ static uint8_t upcall_mask(void)
 {
     uint8_t v;
 
-    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(VCPU_GS(evtchn_upcall_mask)));
+    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(XEN_VCPU_GS(evtchn_upcall_mask)));
     return v;
 }
 
@@ -33,7 +33,7 @@ static uint8_t upcall_pending(void)
 {
     uint8_t v;
 
-    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(VCPU_GS(evtchn_upcall_pending)));
+    __asm__ volatile("movb %%gs:%c1, %0" : "=q"(v) : "i"(XEN_VCPU_GS(evtchn_upcall_pending)));
     return v;
 }
 
@@ -80,19 +80,19 @@ _Static_assert(offsetof(struct vcpu_info, evtchn_upcall_mask) ==
  * a function, for its "i" operands; the function is never called.) */
 __attribute__((used)) static void xen_restore_fl_cf_body(void)
 {
-    __asm__(
-        ".pushsection .text.xen_pv_restore_fl_cf, \"ax\", @progbits\n\t"
-        ".globl xen_pv_restore_fl_cf\n\t"
-        ".type xen_pv_restore_fl_cf, @function\n"
-        "xen_pv_restore_fl_cf:\n\t"
-        "setnc %%gs:%c[mask]\n\t"
-        "cmpw $1, %%gs:%c[pending]\n\t"
-        "je xen_pv_force_upcall\n\t" /* a tail call: it returns to the site */
-        "ret\n\t"
-        ".size xen_pv_restore_fl_cf, . - xen_pv_restore_fl_cf\n\t"
-        ".popsection"
-        :
-        : [mask] "i"(VCPU_GS(evtchn_upcall_mask)), [pending] "i"(VCPU_GS(evtchn_upcall_pending)));
+    __asm__(".pushsection .text.xen_pv_restore_fl_cf, \"ax\", @progbits\n\t"
+            ".globl xen_pv_restore_fl_cf\n\t"
+            ".type xen_pv_restore_fl_cf, @function\n"
+            "xen_pv_restore_fl_cf:\n\t"
+            "setnc %%gs:%c[mask]\n\t"
+            "cmpw $1, %%gs:%c[pending]\n\t"
+            "je xen_pv_force_upcall\n\t" /* a tail call: it returns to the site */
+            "ret\n\t"
+            ".size xen_pv_restore_fl_cf, . - xen_pv_restore_fl_cf\n\t"
+            ".popsection"
+            :
+            : [mask] "i"(XEN_VCPU_GS(evtchn_upcall_mask)), [pending] "i"(
+                                                               XEN_VCPU_GS(evtchn_upcall_pending)));
 }
 
 unsigned long xen_save_fl(void)

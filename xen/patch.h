@@ -12,13 +12,12 @@
 #include "pv/patch.h"
 #include "pv/site.h"
 
-/* Where this vCPU's event mask sits from the GS base: its vcpu_info
- * lives in the per-CPU area (xen/cpu.c). */
-#define XEN_UPCALL_MASK_GS_OFFSET                                                                  \
-    (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, evtchn_upcall_mask))
+/* Where a field of this vCPU's vcpu_info sits from the GS base: the
+ * vcpu_info lives in the per-CPU area (xen/cpu.c). */
+#define XEN_VCPU_GS(field) (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, field))
+#define XEN_UPCALL_MASK_GS_OFFSET XEN_VCPU_GS(evtchn_upcall_mask)
 
-#define XEN_UPCALL_PENDING_GS_OFFSET                                                               \
-    (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, evtchn_upcall_pending))
+#define XEN_UPCALL_PENDING_GS_OFFSET XEN_VCPU_GS(evtchn_upcall_pending)
 
 /* The entries the inline templates call, by name: each is the image's
  * symbol xen_pv_<name> (tools/pvsites finds them so). */
