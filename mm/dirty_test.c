@@ -1,7 +1,8 @@
 /* The Dirty bit across mprotect, the bug the start/commit pair exists to
  * prevent: if the CPU sets D in a pte between the read of the entry and
  * the write of its new value, a plain write loses it, and the page's
- * changes could be dropped instead of written back. */
+ * changes could be dropped instead of written back. A whole-table swap
+ * (mm/table_swap.h) has the same window, from the copy to the flush. */
 #include "kernel/main.h"
 
 #include <stdbool.h>
@@ -9,6 +10,8 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "mm/table_swap.h"
+#include "mm/tlb.h"
 #include "mm/vm.h"
 #include "mm/vm_internal.h"
 #include "pv/irq.h"
@@ -49,25 +52,59 @@ static void check_write_between_start_and_commit(volatile uint64_t *page)
                  : "mm: start cleared the pte; nothing could dirty it before the commit\n");
 }
 
-/* The ordinary case: written while writable, then made read-only. */
-static void check_mprotect_keeps_dirty(volatile uint64_t *page)
+/* The swap's window forced on every platform, whether or not its
+ * mprotect swaps: the write lands in the old table after the copy, so
+ * only table_swap_finish's merge can carry its D bit over. */
+static void check_write_between_copy_and_swap(uint64_t table_area, volatile uint64_t *page)
+{
+    struct table_swap s;
+    pte_t before, after;
+
+    vm_lock_take();
+    unsigned long flags = irq_save();
+    before = *vm_pt_entry((uint64_t)page, false);
+    if (!table_swap_copy(&s, table_area, VM_READ))
+        panic("mm: dirty test: cannot copy the page table of a 2 MiB area");
+    *page = 1; /* the CPU sets D in the old table */
+    table_swap_link(&s);
+    tlb_flush_range(table_area, table_area + LARGE_PAGE_SIZE);
+    table_swap_finish(&s);
+    after = *vm_pt_entry((uint64_t)page, false);
+    irq_restore(flags);
+    vm_lock_release();
+
+    if (before & PTE_D)
+        panic("mm: dirty test: a page never written was already dirty (pte 0x%lx)", before);
+    if (!(after & PTE_D) || pte_writable(after))
+        panic("mm: a write between a table's copy and its swap lost its dirty bit (pte 0x%lx)",
+              after);
+    kprintf("mm: a write between a table's copy and its swap stayed dirty\n");
+}
+
+/* The ordinary case: written while writable, then made read-only, as a
+ * page of its own or in a whole table's worth, which swap mode swaps. */
+static void check_mprotect_keeps_dirty(volatile uint64_t *page, size_t len)
 {
     pte_t e;
 
-    if (mprotect((void *)page, PAGE_SIZE, VM_READ | VM_WRITE) != 0)
+    if (mprotect((void *)page, len, VM_READ | VM_WRITE) != 0)
         panic("mm: dirty test: mprotect read-write failed");
     *page = 2;
-    if (mprotect((void *)page, PAGE_SIZE, VM_READ) != 0)
+    if (mprotect((void *)page, len, VM_READ) != 0)
         panic("mm: dirty test: mprotect read-only failed");
     e = vm_pte((const void *)page);
     if (!(e & PTE_D) || pte_writable(e))
         panic("mm: dirty bit lost across mprotect (pte 0x%lx)", e);
-    kprintf("mm: dirty bit kept across mprotect\n");
+    if (len == PAGE_SIZE)
+        kprintf("mm: dirty bit kept across mprotect\n");
+    else
+        kprintf("mm: dirty bit kept across mprotect of a whole table (%s)\n",
+                swaps_whole_tables() ? "swapped" : "entry by entry");
 }
 
 void mm_dirty_test(void)
 {
-    volatile uint64_t *page;
+    volatile uint64_t *page, *table_area;
 
     if (!dirty_test)
         return;
@@ -75,7 +112,16 @@ void mm_dirty_test(void)
     if (!page)
         panic("mm: dirty test: cannot map a page");
     check_write_between_start_and_commit(page);
-    check_mprotect_keeps_dirty(page);
+    check_mprotect_keeps_dirty(page, PAGE_SIZE);
     if (!vm_unmap((void *)page))
         panic("mm: dirty test: cannot unmap its page");
+
+    table_area = vm_map(LARGE_PAGE_SIZE, VM_READ | VM_WRITE, NULL, NULL);
+    if (!table_area)
+        panic("mm: dirty test: cannot map a 2 MiB area");
+    check_write_between_copy_and_swap((uint64_t)table_area,
+                                      table_area + PAGE_SIZE / sizeof(*table_area));
+    check_mprotect_keeps_dirty(table_area, LARGE_PAGE_SIZE);
+    if (!vm_unmap((void *)table_area))
+        panic("mm: dirty test: cannot unmap its 2 MiB area");
 }

@@ -14,11 +14,13 @@
 #include "mm/mm_stats.h"
 #include "mm/vm_internal.h"
 #include "mm/pt_walk.h"
+#include "mm/table_swap.h"
 #include "mm/tlb.h"
 #include "pv/mmu.h"
 
 #define VM_MAX_AREAS 64
 #define UNMAP_BATCH 64 /* pages cleared before their frames are freed */
+#define SWAPS_MAX 8    /* whole tables one mprotect swaps; the rest go by entry */
 
 struct spinlock vm_lock;
 static struct thread *vm_lock_holder;
@@ -127,7 +129,10 @@ void *vm_map(size_t len, unsigned prot, vma_fault_fn on_fault, void *ctx)
     if (!vm_prot_valid(prot) || size == 0 || size < len)
         return NULL;
     vm_lock_take();
-    start = vma_find_free(&areas, VM_WINDOW_START, VM_WINDOW_END, size, PAGE_SIZE);
+    /* From 2 MiB up an area starts on a table boundary, so protecting all
+     * of it covers whole L1 tables (mm/table_swap.h). */
+    start = vma_find_free(&areas, VM_WINDOW_START, VM_WINDOW_END, size,
+                          size >= LARGE_PAGE_SIZE ? LARGE_PAGE_SIZE : PAGE_SIZE);
     if (start && (a = area_alloc()) && map_pages(start, start + size, prot)) {
         *a = (struct vma){
             .start = start, .end = start + size, .prot = prot, .on_fault = on_fault, .ctx = ctx};
@@ -155,18 +160,12 @@ bool vm_unmap(void *addr)
     return found;
 }
 
-/* Tour 130: mprotect, one pte at a time.
- * `change_protection` is the loop the 2008 series was about, as in Linux's
- * change_pte_range(): one lazy-MMU section around a start/commit pair per
- * page (start hands back the entry, natively clearing it; commit writes
- * the new one), then the TLB flush. Natively every op here is the inline
- * instruction; under Xen each is a direct call whose cost depends on
- * `xen.mmu`, and batch mode queues the commits and the flush until
- * `leave_lazy_mmu`. The write-barrier workload (kernel/write_barrier.c)
- * re-protects its whole heap this way every cycle. */
-static void change_protection(uint64_t start, uint64_t end, unsigned prot)
+/* The entries of [start, end) one at a time, a walk per table: the loop
+ * of Linux's change_pte_range(). Inline, to cost a native mprotect of a
+ * few pages no call. */
+static inline __attribute__((always_inline)) void protect_ptes(uint64_t start, uint64_t end,
+                                                               unsigned prot)
 {
-    enter_lazy_mmu();
     for (uint64_t va = start; va < end;) {
         pte_t *ptep = vm_pt_entry(va, false);
         uint64_t table_end = (va | (LARGE_PAGE_SIZE - 1)) + 1; /* one L1 table maps 2 MiB */
@@ -180,8 +179,55 @@ static void change_protection(uint64_t start, uint64_t end, unsigned prot)
             ptep_modify_prot_commit(ptep, pte_modify_prot(old, prot));
         }
     }
+}
+
+/* mprotect where the backend swaps whole tables: each table [start, end)
+ * covers whole is copied and swapped, the rest goes entry by entry; the
+ * swaps are finished once every CPU has flushed. Not inlined: its frame
+ * would cost the per-entry path of every mprotect spills. */
+static __attribute__((noinline)) void change_protection_by_table(uint64_t start, uint64_t end,
+                                                                 unsigned prot)
+{
+    struct table_swap swaps[SWAPS_MAX];
+    unsigned swapped = 0;
+
+    enter_lazy_mmu();
+    for (uint64_t va = start, next; va < end; va = next) {
+        next = (va | (LARGE_PAGE_SIZE - 1)) + 1;
+        next = next < end ? next : end;
+        if (next - va == LARGE_PAGE_SIZE && swapped < SWAPS_MAX &&
+            table_swap_copy(&swaps[swapped], va, prot))
+            table_swap_link(&swaps[swapped++]);
+        else
+            protect_ptes(va, next, prot);
+    }
     tlb_flush_range(start, end);
     leave_lazy_mmu();
+    for (unsigned i = 0; i < swapped; i++)
+        table_swap_finish(&swaps[i]);
+}
+
+/* Tour 130: mprotect, one pte at a time.
+ * `change_protection` is the loop the 2008 series was about, as in Linux's
+ * change_pte_range(): one lazy-MMU section around a start/commit pair per
+ * page (start hands back the entry, natively clearing it; commit writes
+ * the new one), then the TLB flush. Natively every op here is the inline
+ * instruction; under Xen each is a direct call whose cost depends on
+ * `xen.mmu`, and batch mode queues the commits and the flush until
+ * `leave_lazy_mmu`. Where the backend `swaps_whole_tables` and the range
+ * holds a whole table, `change_protection_by_table` swaps tables instead
+ * (mm/table_swap.c). The write-barrier workload (kernel/write_barrier.c)
+ * re-protects its whole heap this way every cycle. */
+static void change_protection(uint64_t start, uint64_t end, unsigned prot)
+{
+    if (end - start >= LARGE_PAGE_SIZE && swaps_whole_tables()) {
+        change_protection_by_table(start, end, prot);
+    } else {
+        enter_lazy_mmu();
+        protect_ptes(start, end, prot);
+        tlb_flush_range(start, end);
+        leave_lazy_mmu();
+    }
     mm_stats_add(MM_PTES, (end - start) / PAGE_SIZE);
 }
 

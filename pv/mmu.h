@@ -85,8 +85,8 @@ static inline void leave_lazy_mmu(void)
                      : "memory", "cc");
 }
 
-/* Not call sites: they run once per new page table, so a plain call
- * through the table costs nothing worth patching. */
+/* Not call sites: they run once per page table made, swapped or freed,
+ * so a plain call through the table costs nothing worth patching. */
 static inline void make_page_table(uint64_t pa, int level)
 {
     pv_mmu_ops.make_page_table(pa, level);
@@ -95,6 +95,16 @@ static inline void make_page_table(uint64_t pa, int level)
 static inline void set_table_entry(uint64_t *entryp, uint64_t val)
 {
     pv_mmu_ops.set_table_entry(entryp, val);
+}
+
+static inline void release_page_table(uint64_t pa, int level)
+{
+    pv_mmu_ops.release_page_table(pa, level);
+}
+
+static inline bool swaps_whole_tables(void)
+{
+    return pv_mmu_ops.swaps_whole_tables();
 }
 
 /* What a page-table entry holds for the frame at pseudo-physical pa: the

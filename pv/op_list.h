@@ -82,8 +82,14 @@
 /* Rare page-table work, and the memory model: what an entry holds for a
  * frame (a machine address) and back. */
 #define PV_CALLS_mmu(X, a) \
-    X(a, mmu, make_page_table, void, (uint64_t pa, int level)) /* zeroed frame pa becomes a table */ \
+    /* Frame pa, zeroed or filled with valid entries, becomes a table. */ \
+    X(a, mmu, make_page_table, void, (uint64_t pa, int level)) \
     X(a, mmu, set_table_entry, void, (uint64_t *entryp, uint64_t val)) /* links it in */ \
+    /* Table pa, no longer linked anywhere, becomes a plain frame again. */ \
+    X(a, mmu, release_page_table, void, (uint64_t pa, int level)) \
+    /* Whether mprotect of a whole L1's worth of pages should build a new \
+     * table and swap it in (mm/table_swap.c) instead of updating each entry. */ \
+    X(a, mmu, swaps_whole_tables, bool, (void)) \
     X(a, mmu, phys_to_maddr, uint64_t, (uint64_t pa)) \
     X(a, mmu, maddr_to_phys, uint64_t, (uint64_t maddr)) \
     X(a, mmu, kernel_map_init, void, (const struct boot_info *bi)) /* final W^X tables */ \

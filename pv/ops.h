@@ -7,6 +7,7 @@
 #ifndef PV_OPS_H
 #define PV_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

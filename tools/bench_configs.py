@@ -14,8 +14,8 @@ result can never be filed under the wrong column.
 """
 
 # Under Xen every boot names its xen.mmu mode; batch is the one the
-# general tables use, and the pte table sets the three side by side.
-XEN_MMU_MODES = ["trap", "hypercall", "batch"]
+# general tables use, and the pte table sets the four side by side.
+XEN_MMU_MODES = ["trap", "hypercall", "batch", "swap"]
 XEN = "+xen.mmu=batch"
 
 # A Xen domU (tools/run --domu) runs the same backend as dom0; the kernel
@@ -70,6 +70,7 @@ CONFIGS = [
     config("xen-patched" + XEN, ["all"], ["xen.mmu=batch"]),
     config("xen-patched+xen.mmu=trap", ["pte"], ["xen.mmu=trap"]),
     config("xen-patched+xen.mmu=hypercall", ["pte"], ["xen.mmu=hypercall"]),
+    config("xen-patched+xen.mmu=swap", ["pte"], ["xen.mmu=swap"]),
     # Every hypercall a call into the hypercall page, as before each site
     # was rewritten to an inline syscall.
     config("xen-patched" + XEN + "+xen.hypercall=page", ["xen", "pte", "sched"],

@@ -6,10 +6,7 @@
 #include "bench/bench.h"
 #include "bench/loop.h"
 #include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "mm/frame_alloc.h"
 #include "mm/pgtable.h"
-#include "mm/pt_walk.h"
 #include "mm/vm.h"
 #include "pv/irq.h"
 #include "pv/mmu.h"
@@ -170,7 +167,7 @@ BENCH_DEFINE(xen_evtchn_self, xen,
 
 static uint8_t *withheld_area;
 
-/* Mapped once, kept for every run, shared with xen_l1_swap_512. */
+/* Mapped once, kept for every run. */
 static bool map_withheld_area(void)
 {
     if (!withheld_area)
@@ -210,77 +207,3 @@ BENCH_DEFINE(xen_mprotect_512_withheld, xen,
              "`mprotect_512` with its batches built but not issued: the guest's share",
              .needs = PV_CAP_XEN_PV, .iters = WITHHELD_ITERS, .subtract_loop = true,
              .prepare = prepare_withheld, .measure = measure_withheld, .check = check_xen);
-
-/* ---- xen_l1_swap_512: what Xen charges to replace a whole L1 table
- * instead of updating its entries one by one, the floor under a
- * whole-table pte mode (issue point 4, not built yet). The area's L1 is
- * copied, entry for entry, into a fresh frame; the frame is made
- * read-only and one mmu_update points the area's L2 entry at it; then the
- * L2 entry is pointed back and the frame made writable again. So each op
- * is two swaps: Xen validates each table as it is linked (a reference per
- * present entry) and, unpinned, unvalidates each as its last link goes (a
- * reference dropped per entry). The contents never change, so nothing
- * the area maps changes either. Events stay masked throughout, and no
- * other code writes that L1 in between (one vCPU). */
-
-static uint64_t swap_frame; /* the copy's pseudo-physical address */
-static uint64_t swap_l2e_maddr;
-static pte_t *swap_l1;
-static pte_t swap_l2e;
-
-static const char *prepare_swap(void)
-{
-    struct pt_walk w;
-    pte_t *l2e;
-
-    if (!swap_frame)
-        swap_frame = frame_alloc();
-    if (!map_withheld_area() || !swap_frame)
-        return "no memory for the benchmark";
-    l2e = pt_walk(read_cr3(), (uint64_t)withheld_area, 2, PT_NO_ALLOC, &w);
-    if (!l2e || w.level != 2 || !pte_present(*l2e) || pte_is_leaf(*l2e, 2))
-        return "the area has no L1 table";
-    swap_l2e = *l2e;
-    swap_l2e_maddr = virt_to_maddr(l2e);
-    swap_l1 = pt_table_at(pte_addr(*l2e));
-    return prepare_xen();
-}
-
-static void remap(uint64_t pa, bool writable)
-{
-    uint64_t pte = virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_NX | (writable ? PTE_W : 0);
-
-    expect(HYPERVISOR_update_va_mapping(pa, pte, UVMF_INVLPG) == 0, "update_va_mapping failed");
-}
-
-static void link_l1(uint64_t l1_maddr)
-{
-    struct mmu_update u = {.ptr = swap_l2e_maddr | MMU_NORMAL_PT_UPDATE,
-                           .val = l1_maddr | (swap_l2e & ~PTE_ADDR_MASK)};
-    struct mmuext_op flush = {.cmd = MMUEXT_TLB_FLUSH_LOCAL};
-
-    expect(HYPERVISOR_mmu_update(&u, 1, 0, DOMID_SELF) == 0, "mmu_update of the L2 entry failed");
-    expect(HYPERVISOR_mmuext_op(&flush, 1, 0, DOMID_SELF) == 0, "TLB flush failed");
-}
-
-static uint64_t measure_swap(uint64_t n)
-{
-    unsigned long flags = irq_save();
-    uint64_t t = BENCH_TIME_LOOP(n, {
-        memcpy((void *)swap_frame, swap_l1, PAGE_SIZE);
-        remap(swap_frame, false);
-        link_l1(virt_to_maddr((void *)swap_frame));
-        link_l1(pte_addr(swap_l2e));
-        remap(swap_frame, true);
-    });
-
-    irq_restore(flags);
-    expect(pt_table_at(pte_addr(swap_l2e)) == swap_l1, "the area's L1 moved");
-    return t;
-}
-
-BENCH_DEFINE(xen_l1_swap_512, xen,
-             "a whole L1 replaced by a copy and put back: two validations and two unvalidations "
-             "of 512 entries",
-             .needs = PV_CAP_XEN_PV, .iters = WITHHELD_ITERS, .subtract_loop = true,
-             .prepare = prepare_swap, .measure = measure_swap, .check = check_xen);

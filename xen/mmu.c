@@ -1,4 +1,4 @@
-/* Xen's page-table ops, in three modes chosen with xen.mmu=:
+/* Xen's page-table ops, in four modes chosen with xen.mmu=:
  *
  *   trap       pte writes are plain stores to the read-only page table;
  *              Xen traps each one and emulates it (its writable page-table
@@ -7,6 +7,9 @@
  *   batch      in a lazy MMU section, updates and TLB flushes are queued
  *              in this vCPU's multicall buffer (xen/multicall.c) and issued
  *              at leave_lazy_mmu() or when it fills; outside one, at once.
+ *   swap       batch, but an mprotect of a whole L1's worth of pages builds
+ *              a new L1 and swaps it in with one mmu_update of the L2
+ *              entry (mm/table_swap.c), which Xen validates in one pass.
  *
  * Every mmu_update and mmuext_op the kernel makes, in any mode, leaves
  * through one function, issue(): a batch when the buffer is flushed, a
@@ -28,9 +31,9 @@
 #include "xen/hypercall.h"
 #include "xen/multicall.h"
 
-enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH };
+enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH, XEN_MMU_SWAP };
 
-static const char *const mode_names[] = {"trap", "hypercall", "batch", 0};
+static const char *const mode_names[] = {"trap", "hypercall", "batch", "swap", 0};
 static int mmu_mode = XEN_MMU_BATCH;
 OPTION_ENUM(mmu_mode, "xen.mmu", mode_names, "how pte updates reach Xen");
 static bool preserve_ad_wanted = true;
@@ -59,6 +62,12 @@ struct mmu_cpu {
     bool withheld;         /* xen_mmu_withhold(): nothing reaches Xen */
 };
 static struct mmu_cpu mmu_cpus[MAX_CPUS];
+
+/* Swap mode queues every update it does not swap as batch mode does. */
+static bool batching(void)
+{
+    return mmu_mode == XEN_MMU_BATCH || mmu_mode == XEN_MMU_SWAP;
+}
 
 static struct mmu_cpu *this_mmu(void)
 {
@@ -289,7 +298,7 @@ void xen_enter_lazy_mmu(void)
     unsigned long flags = xen_save_fl();
     struct mmu_cpu *m;
 
-    if (mmu_mode != XEN_MMU_BATCH)
+    if (!batching())
         return;
     xen_irq_disable();
     m = this_mmu();
@@ -333,6 +342,31 @@ void xen_make_page_table(uint64_t pa, int level)
         mmuext(&op);
         flush_queue();
     }
+}
+
+/* The inverse of xen_make_page_table, for a table no link holds any more:
+ * unpinned, Xen already unvalidated it when its last link went. Xen ABI:
+ * retyping the frame as writable makes Xen flush any TLB that may still
+ * walk it, so the frame can be reused at once. */
+void xen_release_page_table(uint64_t pa, int level)
+{
+    flush_queue();
+    if (pin_tables && level >= 1 && level <= 4) {
+        struct mmuext_op op = {.cmd = MMUEXT_UNPIN_TABLE,
+                               .arg1.mfn = virt_to_maddr((void *)pa) >> 12};
+        mmuext(&op);
+        flush_queue();
+    }
+    mm_stats_add(MM_HYPERCALLS, 1);
+    xen_must(
+        HYPERVISOR_update_va_mapping(
+            pa, virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_D | PTE_W | PTE_NX, UVMF_INVLPG),
+        "update_va_mapping released page table writable");
+}
+
+bool xen_swaps_whole_tables(void)
+{
+    return mmu_mode == XEN_MMU_SWAP;
 }
 
 /* Always a hypercall, in every mode: Xen emulates stores to L1 tables
@@ -395,7 +429,9 @@ static const char *mode_description(char *buf, size_t size)
         return "plain stores, each trapped and emulated by Xen";
     if (mmu_mode == XEN_MMU_HYPERCALL)
         return "one mmu_update hypercall per pte";
-    ksnprintf(buf, size, "queued in lazy MMU sections, multicalls of up to %d entries and %d ptes",
+    ksnprintf(buf, size,
+              "%squeued in lazy MMU sections, multicalls of up to %d entries and %d ptes",
+              mmu_mode == XEN_MMU_SWAP ? "whole L1 tables swapped for a new copy, the rest " : "",
               MC_ENTRIES, MC_MMU_UPDATES);
     return buf;
 }
@@ -413,7 +449,7 @@ static const char *ad_policy(bool offered)
 void xen_mmu_setup(void)
 {
     bool offered = xen_offers(XENFEAT_mmu_pt_update_preserve_ad);
-    char description[96];
+    char description[160];
 
     preserve_ad = mmu_mode != XEN_MMU_TRAP && preserve_ad_wanted && offered;
     /* Xen ABI: without this assist a store to a page table is a #PF

@@ -254,6 +254,10 @@ MMSTATS = (r"^mmstats: ptes=(\d+) hypercalls=(\d+) multicalls=\d+ mc_entries_mea
            r"mc_entries_max=\d+ traps_emulated=(\d+) faults=(\d+) tlb_flushes=\d+ shootdowns=0 "
            r"shootdown_ipis=0 flush_hypercalls=0$")
 DIRTY_KEPT = r"^mm: dirty bit kept across mprotect$"
+# The whole-table swap's window (mm/table_swap.h), forced on every platform.
+SWAP_MERGED = r"^mm: a write between a table's copy and its swap stayed dirty$"
+TABLE_BY_ENTRY = r"^mm: dirty bit kept across mprotect of a whole table \(entry by entry\)$"
+TABLE_SWAPPED = r"^mm: dirty bit kept across mprotect of a whole table \(swapped\)$"
 START_CLEARED = r"^mm: start cleared the pte; nothing could dirty it before the commit$"
 START_LIVE = r"^mm: start left the pte live; a write before the commit stayed dirty$"
 
@@ -280,8 +284,8 @@ def mm_boot(name, args=(), cmdline="", method="native/pvh", expect=(), check=Non
             timeout=NATIVE_TIMEOUT):
     """wl=on mm.dirtytest=1 must pass its own checks and match the model."""
     return dict(name=name, args=list(args), cmdline=("wl=on mm.dirtytest=1 " + cmdline).strip(),
-                expect=[r"^patchbay: booting via " + method + "$", DIRTY_KEPT, MMSTATS,
-                        summary_regex()] + list(expect),
+                expect=[r"^patchbay: booting via " + method + "$", DIRTY_KEPT, SWAP_MERGED,
+                        MMSTATS, summary_regex()] + list(expect),
                 reject=CLEAN + [OPTION_PROBLEM], last_line=PASS, status=0, check=check,
                 timeout=timeout)
 
@@ -294,7 +298,7 @@ def xen_mm_boot(mode, suffix="", cmdline="", expect=(), check=None):
 
 NO_HYPERCALLS = r"^mmstats: .* hypercalls=0 multicalls=0 .* traps_emulated=0 "
 CASES += [
-    mm_boot("mm-native", expect=[START_CLEARED, NO_HYPERCALLS]),
+    mm_boot("mm-native", expect=[START_CLEARED, TABLE_BY_ENTRY, NO_HYPERCALLS]),
     mm_boot("mm-native-unpatched", cmdline="pv.patch=off",
             expect=[UNPATCHED, START_CLEARED, NO_HYPERCALLS]),
     # Another partition of the heap: 3 mutators, odd sizes, another seed.
@@ -312,6 +316,12 @@ CASES += [
     # Each new table pinned as it is made: the same workload and results.
     xen_mm_boot("batch", "-pin", "xen.pin=on",
                 expect=[r"^xen: new page tables pinned as they are made \(MMUEXT_PIN_L\*_TABLE\)$"],
+                check=batched_reprotect),
+    # Whole tables swapped, each new one pinned and each old one unpinned:
+    # the heap's re-protect is 4 swaps. Unpinned, smp-xen-4 swaps them.
+    xen_mm_boot("swap", "-pin", "xen.pin=on",
+                expect=[START_LIVE, TABLE_SWAPPED, r"^xen: pte updates by swap: whole L1 tables "
+                        r"swapped for a new copy, the rest queued in lazy MMU sections"],
                 check=batched_reprotect),
     # Without MMU_PT_UPDATE_PRESERVE_AD start clears the pte (a trapped
     # xchg) and the commits still batch.
@@ -529,7 +539,7 @@ SHOT_BY_XEN = r"^mmstats: .* shootdowns=[1-9]\d* shootdown_ipis=0 flush_hypercal
 
 
 def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NATIVE_TIMEOUT,
-             mutator_cpus=None, repatch=None):
+             mutator_cpus=None, repatch=None, expect=()):
     work = " ".join(r"cpu%d=[1-9]\d*" % c for c in range(cpus))
     ups = [r"^smp: cpu %d up \(%s\)$" % (c, how % c) for c in range(1, cpus)]
     mask = mutator_cpus or "%x" % ((1 << cpus) - 1)
@@ -543,7 +553,8 @@ def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NAT
                                     r"^mm: W\^X check: 0 pages writable and executable$",
                                     TLBTEST_PASSED, summary_regex(threads=cpus),
                                     r"^wl: mutators ran on CPUs 0x%s of %d$" % (mask, cpus),
-                                    SHOT_BY_XEN if method == "xen-pv" else SHOT_BY_IPI] + more)
+                                    SHOT_BY_XEN if method == "xen-pv" else SHOT_BY_IPI] + more +
+                      list(expect))
 
 
 def tlbtest_control(name, args, method="native/pvh", timeout=NATIVE_TIMEOUT):
@@ -565,8 +576,10 @@ CASES += [
              mutator_cpus="[1-3]", repatch=(1000, 3)),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",
              timeout=XEN_TIMEOUT),
+    # With whole tables swapped while other vCPUs run the mutators.
     smp_boot("smp-xen-4", ["--xen", "--smp", "4", "--icount"], 4, XEN_UP, "xen-pv",
-             timeout=XEN_TIMEOUT),
+             cmdline="xen.mmu=swap mm.dirtytest=1", timeout=XEN_TIMEOUT,
+             expect=[SWAP_MERGED, TABLE_SWAPPED]),
     # More vCPUs than QEMU has CPUs: Xen time-shares them, so which vCPUs
     # a mutator lands on follows Xen's scheduling (seen: 0xf, and 0xe,
     # vCPU 0 busy elsewhere); two or more of them is what must hold.
