@@ -97,6 +97,7 @@ include tests/unit/unit.mk
 include tools/tools.mk
 include tools/explore.mk
 include tests/fuzz/fuzz.mk
+include bench/linux/linux.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
@@ -131,7 +132,7 @@ bench: $(IMAGE)
 # Every benchmark in every configuration with few iterations (their checks,
 # never their timings), and icount runs twice, on one CPU and on two, that
 # must count the same.
-bench-test: $(IMAGE)
+bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
 	tests/bench/test_bench.sh
 
@@ -145,7 +146,8 @@ test: $(SETUP)
 	$(MAKE) explore-test
 	$(MAKE) fuzz-test
 
-C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c)
+C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c \
+	bench/linux/*.c)
 
 format:
 	clang-format -i $(C_SOURCES)

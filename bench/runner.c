@@ -57,11 +57,8 @@ static void print_result(const char *name, const char *config, uint64_t n, struc
 static uint64_t measure_loop_overhead(const char *config)
 {
     uint64_t samples[REPS_MAX], n = iters_for(LOOP_OVERHEAD_ITERS);
+    struct bench_summary s = bench_repeat(bench_empty_loop, n, samples, reps, 0);
 
-    bench_empty_loop(n);
-    for (uint64_t r = 0; r < reps; r++)
-        samples[r] = bench_per_op(bench_empty_loop(n), n, 0);
-    struct bench_summary s = bench_summarise(samples, reps);
     print_result("loop_overhead", config, n, s);
     return s.min;
 }
@@ -71,6 +68,7 @@ static bool run_one(const struct bench *b, const char *config, uint64_t loop_ove
 {
     uint64_t samples[REPS_MAX], n = iters_for(b->iters);
     const char *why, *where = bench_unmet(b->needs, pv_info.caps);
+    struct bench_summary s;
 
     if (where) {
         kprintf("bench: name=%s config=%s skipped=\"runs on %s only\"\n", b->name, config, where);
@@ -78,16 +76,14 @@ static bool run_one(const struct bench *b, const char *config, uint64_t loop_ove
     }
     why = b->prepare ? b->prepare() : 0;
     if (!why) {
-        b->measure(n);
-        for (uint64_t r = 0; r < reps; r++)
-            samples[r] = bench_per_op(b->measure(n), n, b->subtract_loop ? loop_overhead : 0);
+        s = bench_repeat(b->measure, n, samples, reps, b->subtract_loop ? loop_overhead : 0);
         why = b->check ? b->check() : 0;
     }
     if (why) {
         kprintf("bench: name=%s config=%s failed=\"%s\"\n", b->name, config, why);
         return false;
     }
-    print_result(b->name, config, n, bench_summarise(samples, reps));
+    print_result(b->name, config, n, s);
     return true;
 }
 

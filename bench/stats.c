@@ -31,3 +31,12 @@ struct bench_summary bench_summarise(uint64_t samples[], size_t count)
         s.median = (samples[count / 2 - 1] + samples[count / 2]) / 2;
     return s;
 }
+
+struct bench_summary bench_repeat(uint64_t (*measure)(uint64_t n), uint64_t n, uint64_t samples[],
+                                  size_t reps, uint64_t overhead)
+{
+    measure(n);
+    for (size_t r = 0; r < reps; r++)
+        samples[r] = bench_per_op(measure(n), n, overhead);
+    return bench_summarise(samples, reps);
+}

@@ -18,4 +18,11 @@ uint64_t bench_per_op(uint64_t ticks, uint64_t n, uint64_t overhead);
 /* Sorts samples[0..count) and summarises them; count >= 1. */
 struct bench_summary bench_summarise(uint64_t samples[], size_t count);
 
+/* How every benchmark is measured, in the kernel and in the program for
+ * Linux alike: measure(n) once to warm up (caches, lazily built state),
+ * then reps times into samples[0..reps), each as hundredths per op less
+ * overhead, summarised. */
+struct bench_summary bench_repeat(uint64_t (*measure)(uint64_t n), uint64_t n, uint64_t samples[],
+                                  size_t reps, uint64_t overhead);
+
 #endif

@@ -24,6 +24,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
+import bench_linux  # noqa: E402
 import elfimage  # noqa: E402
 
 # The layouts of bench/bench.h, which _Static_asserts the offsets used here.
@@ -518,9 +519,7 @@ def write(data, out):
     """Writes report.md (and chart.svg); returns the benchmarks of the
     catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
-    text = render(data, made)
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(text)
+    text = bench_linux.report(out, render(data, made))
     return missing_from(text, data["catalog"])
 
 

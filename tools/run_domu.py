@@ -105,13 +105,14 @@ def domu_args(args, image, workdir):
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
     modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
                initrd]
-    return ["-kernel", xen, "-append", domu_xen_cmdline(args),
+    return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),
             "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
 
 
-def domu_xen_cmdline(args):
-    """Xen's command line for --domu. dom0 (Linux) keeps one vCPU whatever
-    --host-cpus gives Xen; --smp is the domU's, in its xl config.
+def linux_dom0_xen_cmdline(args):
+    """Xen's command line for a Linux dom0 (--domu, and --linux --xen). dom0
+    keeps one vCPU whatever --host-cpus gives Xen; under --domu --smp is the
+    domU's, in its xl config.
     smap=hvm: with SMAP on for PV guests, QEMU 7.2's TCG iretq reads a PV
     kernel's (user-mode) stack with supervisor rights, and Linux dies at
     its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged."""

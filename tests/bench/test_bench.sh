@@ -12,6 +12,13 @@
 #  4. The same with two CPUs (configuration native-patched+smp2, with the
 #     benchmarks tools/bench_configs.py gives it): two --icount boots must
 #     give the same median for every benchmark whose op runs on one CPU.
+#  5. Debian's Linux beside patchbay (tools/bench --linux --quick), only
+#     when its kernel is already cached (boot-test's domU cases fetch it):
+#     the Linux program's own checks (each mprotect's rights read back by
+#     writing to its pages), linux.json with every benchmark on both
+#     Linux boots, and the report's section with both kernels' hypercall
+#     counts (Linux's mprotect_512 commits 512 ptes). Then the negative control: boots
+#     that fail (QEMU given too little memory) leave no linux.json.
 # Needs both images (make image, make PARAVIRT=n image). Ends with
 # "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
@@ -137,6 +144,39 @@ if [ "$smp_ok" = 1 ] && grep -q "^smp: 2 CPUs running" "$out/icount-smp1/logs/$s
     pass "icount, two CPUs: two runs count the same ($(wc -l <<<"$one") one-CPU benchmarks; $(grep mprotect_1 <<<"$one"))"
 else
     fail "icount, two CPUs: two runs differ or did not report: '$one' vs '$two'"
+fi
+
+
+linux_names() {
+    python3 -c '
+import json, sys
+for run in json.load(open(sys.argv[1]))["linux"]:
+    print(run["id"], " ".join(r["name"] for r in run["results"]))
+' "$1"
+}
+if [ -f "$build/domu/vmlinux" ]; then
+    if "$bench" --linux --icount --quick --out "$out/linux" 2>"$out/linux.err" &&
+        [ "$(linux_names "$out/linux/linux.json")" = "$(printf '%s\n' \
+            "linux-native loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
+            "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall")" ] &&
+        grep -q "^## Linux, same ground" "$out/linux/report.md" &&
+        grep -Eq '^\| `mprotect_512` \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 512 \| [0-9]+ \| [0-9]+ \|$' \
+            "$out/linux/report.md"; then
+        pass "Linux beside patchbay (quick): both boots, every benchmark, the report's section"
+    else
+        fail "Linux beside patchbay (quick)"
+        tail -n 5 "$out/linux.err"
+    fi
+    if ! PATCHBAY_QEMU_EXTRA="-m 24" "$bench" --linux --icount --quick --out "$out/linux-bad" \
+        2>"$out/linux-bad.err" && [ ! -e "$out/linux-bad/linux.json" ] &&
+        grep -q "^bench: --linux failed; linux.json not written$" "$out/linux-bad.err"; then
+        pass "Linux boots that fail leave no linux.json"
+    else
+        fail "Linux boots that fail leave no linux.json"
+        tail -n 5 "$out/linux-bad.err"
+    fi
+else
+    echo "SKIP Linux beside patchbay: no cached kernel ($build/domu/vmlinux); make bench-linux fetches it"
 fi
 
 echo "$passed passed, $failed failed"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tools/run's CPU options, without booting: --smp N and --host-cpus M
 become the QEMU, Xen and xl arguments tools/run --help promises; --smp 1
-changes no argument of any door; a bad value is refused with status 2 and
-one error line. Ends with "N passed, N failed"."""
+changes no argument of any door; a bad value, or --linux with a door or
+CPUs it does not have, is refused with status 2 and one error line. Ends
+with "N passed, N failed"."""
 
 import importlib.machinery
 import importlib.util
@@ -105,7 +106,7 @@ def main():
         a = args("--domu", *argv)
         check("--domu %s: vcpus = 3, dom0 keeps 1" % " ".join(argv),
               b"\nvcpus = 3\n" in run_domu.domu_config(a)
-              and " dom0_max_vcpus=1 " in run_domu.domu_xen_cmdline(a))
+              and " dom0_max_vcpus=1 " in run_domu.linux_dom0_xen_cmdline(a))
 
     # Bad values: one error line, status 2, before anything starts.
     for value in ("0", "9", "x", "-1", "1.5", ""):
@@ -117,6 +118,10 @@ def main():
         refused(door + ["--host-cpus", "2"],
                 "--host-cpus applies to --xen and --domu only "
                 "(natively, --smp N is QEMU's CPU count)")
+
+    # --linux boots Debian's kernel natively or as dom0, on one CPU.
+    for extra in (["--iso"], ["--domu"], ["--smp", "2"], ["--xen", "--host-cpus", "2"]):
+        refused(["--linux"] + extra, "--linux boots natively or, with --xen, as dom0, on one CPU")
 
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))

@@ -1,0 +1,32 @@
+/* The benchmark program patchbay runs on Debian's Linux, as /init of an
+ * initramfs (tools/run --linux): the same measurements as the kernel's
+ * own benchmarks, where they mean the same thing, timed and reported the
+ * same way (bench/loop.h, bench/stats.c), so the report can set both
+ * kernels side by side. docs/benchmarks.md, "Linux, same ground". */
+#ifndef BENCH_LINUX_BENCH_H
+#define BENCH_LINUX_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct linux_bench {
+    const char *name;                /* patchbay's name for the same measurement */
+    uint64_t iters;                  /* ops per repetition in a full run */
+    bool subtract_loop;              /* take the empty loop's cost off, as patchbay does */
+    const char *(*prepare)(void);    /* NULL, or why it cannot run */
+    uint64_t (*measure)(uint64_t n); /* ticks for n ops */
+    const char *(*check)(void);      /* NULL, or what the ops got wrong */
+};
+
+extern const struct linux_bench mm_benches[], sched_benches[];
+extern const unsigned mm_bench_count, sched_bench_count;
+
+/* Under Xen, counts the hypercalls one mprotect of each size makes, from
+ * Linux's xen:* trace events, and prints a line per size (or why not). */
+void xen_trace_mprotect(bool under_xen);
+
+/* mprotect of pages pages at a fresh 2 MiB-aligned area of their own,
+ * for the trace: the area is made once per size. */
+int mm_mprotect_once(unsigned pages);
+
+#endif

@@ -1,0 +1,175 @@
+/* The benchmark program's main: /init of the initramfs tools/run --linux
+ * boots on Debian's kernel, natively or as Xen's dom0. It mounts what it
+ * reads, runs each benchmark as bench/runner.c does (a warm-up, then
+ * repetitions, the minimum and median per op with the empty loop's cost
+ * taken off), prints patchbay's result lines, and ends the machine with
+ * its verdict: as PID 1 through QEMU's isa-debug-exit port, else (run by
+ * hand on a host) by exiting.
+ *
+ * Arguments (after the kernel's "--"): tsc.icount (the TSC counts
+ * instructions: say so), bench.quick (few iterations and repetitions, for
+ * make test), bench.reps=N. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench/linux/linux_bench.h"
+#include "bench/loop.h"
+#include "bench/stats.h"
+
+#define DEBUG_EXIT_PORT 0xf4 /* tools/run_common.py's: QEMU ends with (value << 1) | 1 */
+#define REPS_MAX 64
+#define LOOP_ITERS 100000
+
+static unsigned reps = 15;
+static int quick;
+static const char *unit = "tsc_ticks";
+static char config[64];
+
+static void parse_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "tsc.icount") == 0)
+            unit = "instructions";
+        else if (strcmp(argv[i], "bench.quick") == 0)
+            quick = 1;
+        else if (strncmp(argv[i], "bench.reps=", 11) == 0 && atoi(argv[i] + 11) >= 1 &&
+                 atoi(argv[i] + 11) <= REPS_MAX)
+            reps = (unsigned)atoi(argv[i] + 11);
+        else
+            printf("linux-bench: unknown argument '%s', ignored\n", argv[i]);
+    }
+    if (quick && reps > 3)
+        reps = 3;
+}
+
+/* Ends the run with the verdict: QEMU exits with status 0, or 1 when a
+ * benchmark failed, when this is PID 1 on a machine with the exit port;
+ * the port needs I/O privilege, which a PV dom0's iopl() asks Xen for. */
+static void finish(int failed)
+{
+    int status = failed ? 1 : 0;
+
+    if (failed)
+        printf("patchbay: FAIL %d benchmark%s failed\n", failed, failed == 1 ? "" : "s");
+    else
+        printf("patchbay: PASS\n");
+    fflush(stdout);
+    if (getpid() == 1) {
+        if (iopl(3) == 0)
+            outl((unsigned)status, DEBUG_EXIT_PORT);
+        printf("linux-bench: cannot reach QEMU's exit port: %s\n", strerror(errno));
+        fflush(stdout);
+        for (;;)
+            pause(); /* PID 1 must not exit: the kernel would panic */
+    }
+    exit(status);
+}
+
+/* As PID 1: the filesystems the benchmarks read, and one CPU for all
+ * threads, so two yielding threads switch to each other. */
+static void set_up(void)
+{
+    cpu_set_t one;
+
+    if (getpid() == 1) {
+        mkdir("/proc", 0555);
+        mkdir("/sys", 0555);
+        mount("proc", "/proc", "proc", 0, 0);
+        mount("sysfs", "/sys", "sysfs", 0, 0);
+        mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, 0);
+    }
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* "linux-native" or "linux-xen", from what the kernel says it runs on. */
+static void find_config(void)
+{
+    char type[16] = "";
+    FILE *f = fopen("/sys/hypervisor/type", "r");
+
+    if (f) {
+        if (!fgets(type, sizeof(type), f))
+            type[0] = 0;
+        fclose(f);
+    }
+    type[strcspn(type, "\n")] = 0;
+    snprintf(config, sizeof(config), "linux-%s", strcmp(type, "xen") == 0 ? "xen" : "native");
+}
+
+static uint64_t iters_for(uint64_t iters)
+{
+    return quick ? (iters / 50 ? iters / 50 : 1) : iters;
+}
+
+static void print_result(const char *name, uint64_t n, struct bench_summary s)
+{
+    printf("bench: name=%s config=%s iters=%lu reps=%u min=%lu.%02lu median=%lu.%02lu unit=%s\n",
+           name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100, unit);
+    fflush(stdout);
+}
+
+static uint64_t empty_loop(uint64_t n)
+{
+    return BENCH_TIME_LOOP(n, );
+}
+
+static uint64_t loop_overhead(void)
+{
+    uint64_t samples[REPS_MAX], n = iters_for(LOOP_ITERS);
+    struct bench_summary s = bench_repeat(empty_loop, n, samples, reps, 0);
+
+    print_result("loop_overhead", n, s);
+    return s.min;
+}
+
+/* Returns 0, or 1 when the benchmark failed (and says why). */
+static int run_one(const struct linux_bench *b, uint64_t overhead)
+{
+    uint64_t samples[REPS_MAX], n = iters_for(b->iters);
+    const char *why = b->prepare ? b->prepare() : 0;
+    struct bench_summary s;
+
+    if (!why) {
+        s = bench_repeat(b->measure, n, samples, reps, b->subtract_loop ? overhead : 0);
+        why = b->check ? b->check() : 0;
+    }
+    if (why) {
+        printf("bench: name=%s config=%s failed=\"%s\"\n", b->name, config, why);
+        return 1;
+    }
+    print_result(b->name, n, s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct utsname u;
+    uint64_t overhead;
+    int failed = 0;
+
+    setvbuf(stdout, 0, _IOLBF, 0);
+    parse_args(argc, argv);
+    set_up();
+    find_config();
+    uname(&u);
+    printf("linux-bench: Linux %s %s, config %s, %u repetitions each%s\n", u.release, u.version,
+           config, reps, quick ? ", quick" : "");
+    overhead = loop_overhead();
+    for (unsigned i = 0; i < mm_bench_count; i++)
+        failed += run_one(&mm_benches[i], overhead);
+    for (unsigned i = 0; i < sched_bench_count; i++)
+        failed += run_one(&sched_benches[i], overhead);
+    xen_trace_mprotect(strcmp(config, "linux-xen") == 0);
+    finish(failed);
+}

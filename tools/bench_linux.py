@@ -1,0 +1,259 @@
+"""tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
+
+Boots the benchmark program for Linux (bench/linux/, `make linux-bench`)
+on Debian's kernel natively and as Xen's dom0 (tools/run --linux), and
+patchbay's matching benchmarks in the configurations they are compared
+with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
+binary and counting. Writes linux.json and the report's "Linux, same
+ground" section (section(), which bench_report.render adds to report.md
+whenever linux.json is there)."""
+
+import datetime
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUN = os.path.join(ROOT, "tools", "run")
+BENCH = os.path.join(ROOT, "tools", "bench")
+
+# The two Linux boots: (config id, tools/run arguments).
+LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"])]
+LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
+RESULT = re.compile(r"^bench: (name=.*)$", re.M)
+COUNTS = re.compile(r"^mmcounts: (name=.*)$", re.M)  # both kernels print these
+VERSION = re.compile(r"^linux-bench: Linux (\S+) ", re.M)
+
+# What is compared: (Linux benchmark, patchbay benchmark, what differs).
+COMPARED = [
+    ("mprotect_1", "mprotect_1", "a system call on Linux, a function call in patchbay"),
+    ("mprotect_16", "mprotect_16", "the same"),
+    ("mprotect_512", "mprotect_512", "the same; one whole L1 table on both"),
+    ("ctx_switch", "ctx_switch", "`sched_yield()` between two threads; `thread_yield()`"),
+    ("channel_pingpong", "channel_pingpong", "a pipe each way; a channel each way"),
+    ("null_syscall", "xen_hypercall",
+     "the cheapest trip to the layer below: a system call into Linux; a hypercall into Xen"),
+]
+# patchbay's columns: (its config id, heading).
+PATCHBAY = [("native-patched", "patchbay native"), ("xen-patched+xen.mmu=batch", "patchbay Xen")]
+PTES = 512
+
+
+def fields(line):
+    """One `key=value ...` line as a dict, numbers as numbers."""
+    out = {}
+    for word in shlex.split(line):
+        if "=" in word:
+            k, v = word.split("=", 1)
+            try:
+                out[k] = float(v) if "." in v else int(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def run_linux(boot_id, door, icount, quick, logdir):
+    """One Linux boot: its results, hypercall counts, kernel release and
+    problems (empty when it can be used)."""
+    log = os.path.join(logdir, boot_id + ".log")
+    cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
+           "--timeout", str(LINUX_TIMEOUT)] + door + (["--icount"] if icount else [])
+    cmd += ["--"] + (["bench.quick"] if quick else [])
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""
+    results = [fields(m) for m in RESULT.findall(text)]
+    problems = []
+    if p.returncode != 0:
+        why = p.stderr.decode(errors="replace").strip().splitlines()
+        problems.append("tools/run exited with status %d%s"
+                        % (p.returncode, ": " + why[-1] if why else ""))
+    problems += ["%s failed: %s" % (r["name"], r["failed"]) for r in results if "failed" in r]
+    problems += ["%s ran as %s" % (r["name"], r.get("config")) for r in results
+                 if r.get("config") != boot_id]
+    version = VERSION.search(text)
+    return dict(id=boot_id, status=p.returncode, log=os.path.relpath(log, ROOT),
+                release=version.group(1) if version else None, problems=problems,
+                results=results, counts=[fields(m) for m in COUNTS.findall(text)])
+
+
+def run_patchbay(icount, quick, out):
+    """patchbay's compared benchmarks, through tools/bench itself: its
+    results.json, or None with why not."""
+    where = os.path.join(out, "linux-patchbay")
+    cmd = [sys.executable, BENCH, "--out", where, "--configs",
+           ",".join(c for c, _ in PATCHBAY), "--only", ",".join(p for _, p, _ in COMPARED)]
+    cmd += (["--icount"] if icount else []) + (["--quick"] if quick else [])
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    try:
+        with open(os.path.join(where, "results.json")) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    if p.returncode != 0 or data is None:
+        why = p.stderr.decode(errors="replace").strip().splitlines()
+        return None, "tools/bench for patchbay's side failed%s" % (": " + why[-1] if why else "")
+    return data, None
+
+
+def debs_kernel():
+    """The kernel package tools/fetch-domu fetched (debs.list), or None."""
+    build = os.environ.get("BUILD", "build")
+    path = os.path.join(build if os.path.isabs(build) else os.path.join(ROOT, build),
+                        "domu", "debs.list")
+    try:
+        with open(path) as f:
+            for line in f:
+                words = line.split()
+                if words and words[0].startswith("linux-image-"):
+                    return "%s %s" % (words[0], words[1])
+    except OSError:
+        pass
+    return None
+
+
+def run(args, out):
+    """The Linux boots and patchbay's, then linux.json; returns the
+    problems (empty when all went well)."""
+    logdir = os.path.join(out, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    linux = [run_linux(b, door, args.icount, args.quick, logdir) for b, door in LINUX_BOOTS]
+    problems = ["%s: %s" % (r["id"], p) for r in linux for p in r["problems"]]
+    if problems:
+        return problems  # no partial linux.json: the last good one stays
+    patchbay, why = run_patchbay(args.icount, args.quick, out)
+    if why:
+        return [why]
+    data = dict(conditions=dict(
+        date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        kernel=debs_kernel(), release=linux[0]["release"],
+        timing="icount" if args.icount else "tsc", quick=args.quick,
+        qemu=patchbay["conditions"]["qemu"], xen=patchbay["conditions"]["xen"]),
+        linux=linux, patchbay=patchbay["configs"],
+        patchbay_counts=pb_counts(patchbay["configs"], PATCHBAY[1][0]))
+    with open(os.path.join(out, "linux.json"), "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    return []
+
+
+def figure(runs, config, name):
+    for r in runs:
+        if r["id"] == config:
+            for res in r["results"]:
+                if res.get("name") == name and "min" in res:
+                    return res["min"]
+    return None
+
+
+def fmt(v):
+    return "—" if v is None else "{:,.0f}".format(v)
+
+
+def per_pte(runs, config):
+    """What each pte of mprotect_512 costs beyond the call itself, as the
+    2008 figures were taken: (mprotect_512 - mprotect_1) / 511."""
+    big, one = figure(runs, config, "mprotect_512"), figure(runs, config, "mprotect_1")
+    return "—" if big is None or one is None else "%.0f" % ((big - one) / (PTES - 1))
+
+
+def section(data):
+    """The report's "Linux, same ground" section, as markdown lines."""
+    c = data["conditions"]
+    lx, pb = data["linux"], data["patchbay"]
+    cols = [(lx, "linux-native", "Linux native"), (lx, "linux-xen", "Linux Xen PV"),
+            (pb, PATCHBAY[0][0], PATCHBAY[0][1]), (pb, PATCHBAY[1][0], PATCHBAY[1][1])]
+    unit = "instructions" if c["timing"] == "icount" else "TSC ticks under TCG"
+    out = ["", "## Linux, same ground", "",
+           "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively and as Xen's "
+           "dom0 with a static benchmark program (bench/linux/) as /init, against patchbay "
+           "patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen (%s), "
+           "flags and clock. Unit: %s per op, minimum over the repetitions%s."
+           % (c["kernel"] or "Linux", c["release"], c["qemu"], c["xen"], unit,
+              "; a quick run, not a measurement" if c["quick"] else ""), ""]
+    rows = []
+    for lname, pname, differs in COMPARED:
+        label = "`%s`" % lname if lname == pname else "`%s` / `%s`" % (lname, pname)
+        rows.append([label] + [fmt(figure(runs, cfg, lname if runs is lx else pname))
+                               for runs, cfg, _ in cols] + [differs])
+    rows.append(["per pte, (`mprotect_512` - `mprotect_1`) / 511"] +
+                [per_pte(runs, cfg) for runs, cfg, _ in cols] + [""])
+    out += md_table(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
+    out += ["", "Xen's share of `mprotect_512`: Linux %s, patchbay %s (Xen less native, "
+            "per pte)." % (ratio_text(lx, "linux-xen", "linux-native"),
+                           ratio_text(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
+    linux_counts = next((r["counts"] for r in lx if r["id"] == "linux-xen"), [])
+    ours = {c["name"]: c for c in data.get("patchbay_counts", [])}
+    if linux_counts:
+        out += ["", "Hypercalls for one mprotect under Xen: Linux's from its own `xen:*` trace "
+                "events (each `xen_mc_flush` line says how many queued calls it issued: one "
+                "alone is a plain hypercall, more are one multicall), patchbay's from its "
+                "`mm_stats` counters:", ""]
+        rows = []
+        for t in linux_counts:
+            p = ours.get(t["name"], {})
+            rows.append(["`%s`" % t["name"], t["hypercalls"], t["mc_entries"], t["invlpg"],
+                         t["pte_commits"], p.get("hypercalls", "—"), p.get("mc_entries", "—")])
+        out += md_table(["mprotect", "Linux hypercalls", "Linux multicall entries",
+                         "Linux INVLPG requests", "Linux ptes committed", "patchbay hypercalls",
+                         "patchbay multicall entries"], rows)
+    out += ["", "What this shows and what it cannot: both kernels are counted in "
+            "instructions (Xen's included) on the same emulator, so the ratios are "
+            "comparable, but an instruction count is not a cycle count, and a trap or a "
+            "cache miss costs hardware far more than its instructions. Linux's figures "
+            "include a system call per op where patchbay's benchmarks call the kernel "
+            "function directly, and Linux's mprotect does far more (VMA lookup and merge, "
+            "locking for many processes, accounting) than patchbay's. The ratios of each "
+            "kernel to itself, Xen against native, are the comparable part."]
+    return out
+
+
+def pb_counts(runs, config):
+    """patchbay's own mmcounts lines, from the console log of config's boot
+    (kept in linux.json: the log is overwritten by the next run)."""
+    for r in runs:
+        if r["id"] == config:
+            for log in r.get("logs") or [r["log"]]:
+                try:
+                    with open(os.path.join(ROOT, log), errors="replace") as f:
+                        return [fields(m) for m in COUNTS.findall(f.read())]
+                except OSError:
+                    pass
+    return []
+
+
+def ratio_text(runs, xen, native):
+    x, n = figure(runs, xen, "mprotect_512"), figure(runs, native, "mprotect_512")
+    if x is None or n is None:
+        return "—"
+    return "%.1fx native, %.0f per pte" % (x / n, (x - n) / PTES)
+
+
+def report(out, patchbay_text):
+    """report.md: patchbay's own report (its text, or None when results.json
+    is not there yet) followed by the Linux section when linux.json is."""
+    data = load(out)
+    text = patchbay_text or "# patchbay benchmarks\n\nRun `make bench` for patchbay's own tables.\n"
+    if data:
+        text += "\n".join(section(data)) + "\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+def md_table(headings, rows):
+    lines = ["| " + " | ".join(headings) + " |", "|" + " --- |" * len(headings)]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def load(out):
+    """linux.json in out, or None."""
+    try:
+        with open(os.path.join(out, "linux.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,52 @@
+"""tools/run --linux: Debian's own Linux kernel with patchbay's benchmark
+program for Linux (bench/linux/, built by `make linux-bench`) as the /init
+of a one-file initramfs: natively through QEMU's PVH loader, as this
+kernel boots, or with --xen as Xen's dom0, as this kernel runs there. The
+kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache).
+The program prints patchbay's result lines and verdict, and ends QEMU
+through isa-debug-exit (iopl, then outl; under Xen iopl asks Xen), so
+tools/run's outcomes and statuses are those of every other door."""
+
+import os
+import subprocess
+import sys
+
+from run_common import ROOT, build_dir, fail, in_workdir
+from run_domu import cpio_newc, linux_dom0_xen_cmdline
+from run_xen import fetch_xen
+
+# Linux's own options; the program's arguments follow "--", which Linux
+# hands to /init untouched. panic=-1 reboots at once, and QEMU's
+# -no-reboot (or Xen) then ends the run instead of a hang.
+NATIVE_CMDLINE = "console=ttyS0 quiet panic=-1"
+DOM0_CMDLINE = "console=hvc0 earlyprintk=xen quiet panic=-1"
+
+
+def fetch_linux():
+    """The path of Debian's vmlinux, once tools/fetch-domu has checked the
+    cache (or fetched what is missing or damaged, or said in one line why
+    it cannot)."""
+    vmlinux = os.path.join(build_dir(), "domu", "vmlinux")
+    rc = subprocess.call([os.path.join(ROOT, "tools", "fetch-domu")],
+                         stdin=subprocess.DEVNULL, stdout=sys.stderr)
+    if rc != 0 or not os.path.exists(vmlinux):
+        fail("tools/fetch-domu failed; Debian's Linux kernel is not available", 2)
+    return vmlinux
+
+
+def linux_args(args, program, workdir):
+    """QEMU arguments for --linux: the kernel, its initramfs (the program as
+    /init) and command line, natively or under Xen."""
+    vmlinux = in_workdir(workdir, fetch_linux(), "vmlinux")
+    with open(program, "rb") as f:
+        initrd = cpio_newc([("init", 0o100755, f.read())])
+    with open(os.path.join(workdir, "initrd.cpio"), "wb") as f:
+        f.write(initrd)
+    program_args = " -- " + args.cmdline if args.cmdline else ""
+    if not args.xen:
+        return ["-kernel", vmlinux, "-initrd", "initrd.cpio",
+                "-append", NATIVE_CMDLINE + program_args]
+    xen = in_workdir(workdir, fetch_xen(), "xen")
+    modules = [vmlinux + " " + DOM0_CMDLINE + program_args, "initrd.cpio"]
+    return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),
+            "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
