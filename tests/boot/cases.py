@@ -638,7 +638,7 @@ CASES += [
     repatch_boot("repatch-pvh-4", ["--smp", "4", "--icount"], 4, 1000, 3, NATIVE_TIMEOUT),
     # Four vCPUs on two: Xen runs another while the writer's blocks.
     repatch_boot("repatch-xen-4", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
-                 500, 2, XEN_TIMEOUT),
+                 200, 2, XEN_TIMEOUT),
     # The control: tail first, a millisecond torn, no int3. The other CPU
     # runs the torn site: `f7 1f` (neg (%rdi)) or `0f c7 00` traps.
     dict(name="repatch-unsafe-pvh-2", args=["--smp", "2"],
