@@ -16,6 +16,9 @@ import shlex
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_report  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "tools", "run")
 BENCH = os.path.join(ROOT, "tools", "bench")
@@ -150,10 +153,6 @@ def figure(runs, config, name):
     return None
 
 
-def fmt(v):
-    return "—" if v is None else "{:,.0f}".format(v)
-
-
 def per_pte(runs, config):
     """What each pte of mprotect_512 costs beyond the call itself, as the
     2008 figures were taken: (mprotect_512 - mprotect_1) / 511."""
@@ -178,11 +177,11 @@ def section(data):
     rows = []
     for lname, pname, differs in COMPARED:
         label = "`%s`" % lname if lname == pname else "`%s` / `%s`" % (lname, pname)
-        rows.append([label] + [fmt(figure(runs, cfg, lname if runs is lx else pname))
+        rows.append([label] + [bench_report.fmt(figure(runs, cfg, lname if runs is lx else pname))
                                for runs, cfg, _ in cols] + [differs])
     rows.append(["per pte, (`mprotect_512` - `mprotect_1`) / 511"] +
                 [per_pte(runs, cfg) for runs, cfg, _ in cols] + [""])
-    out += md_table(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
+    out += bench_report.markdown(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
     out += ["", "Each kernel against itself: under Xen, `mprotect_512` costs Linux %s, and "
             "patchbay %s." % (xen_share(lx, "linux-xen", "linux-native"),
                               xen_share(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
@@ -196,9 +195,10 @@ def section(data):
         rows = []
         for t in linux_counts:
             p = ours.get(t["name"], {})
-            rows.append(["`%s`" % t["name"], t["hypercalls"], t["mc_entries"], t["invlpg"],
-                         t["pte_commits"], p.get("hypercalls", "—"), p.get("mc_entries", "—")])
-        out += md_table(["mprotect", "Linux hypercalls", "Linux multicall entries",
+            rows.append(["`%s`" % t["name"]] + [str(v) for v in (
+                t["hypercalls"], t["mc_entries"], t["invlpg"], t["pte_commits"],
+                p.get("hypercalls", "—"), p.get("mc_entries", "—"))])
+        out += bench_report.markdown(["mprotect", "Linux hypercalls", "Linux multicall entries",
                          "Linux INVLPG requests", "Linux ptes committed", "patchbay hypercalls",
                          "patchbay multicall entries"], rows)
     out += ["", "What this shows and what it cannot: both kernels are counted in "
@@ -236,21 +236,17 @@ def xen_share(runs, xen, native):
     return "%.1fx its native figure, %d more per pte" % (x / n, int(px) - int(pn))
 
 
-def report(out, patchbay_text):
-    """report.md: patchbay's own report (its text, or None when results.json
-    is not there yet) followed by the Linux section when linux.json is."""
+def section_of(out):
+    """The Linux section's lines when out holds linux.json, else none."""
     data = load(out)
-    text = patchbay_text or "# patchbay benchmarks\n\nRun `make bench` for patchbay's own tables.\n"
-    if data:
-        text += "\n".join(section(data)) + "\n"
+    return section(data) if data else []
+
+
+def write_alone(out):
+    """report.md with the Linux section only, before any make bench."""
     with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(text)
-    return text
-
-
-def md_table(headings, rows):
-    lines = ["| " + " | ".join(headings) + " |", "|" + " --- |" * len(headings)]
-    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        f.write("# patchbay benchmarks\n\nRun `make bench` for patchbay's own tables.\n")
+        f.write("".join(line + "\n" for line in section_of(out)))
 
 
 def load(out):

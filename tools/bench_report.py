@@ -24,7 +24,6 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
-import bench_linux  # noqa: E402
 import elfimage  # noqa: E402
 
 # The layouts of bench/bench.h, which _Static_asserts the offsets used here.
@@ -515,11 +514,14 @@ def chart(data, idx, out):
     return p.returncode == 0 and os.path.exists(svg)
 
 
-def write(data, out):
-    """Writes report.md (and chart.svg); returns the benchmarks of the
+def write(data, out, extra=()):
+    """Writes report.md (and chart.svg), followed by the lines of extra (the
+    Linux section, tools/bench_linux.py); returns the benchmarks of the
     catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
-    text = bench_linux.report(out, render(data, made))
+    text = render(data, made) + "".join(line + "\n" for line in extra)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
     return missing_from(text, data["catalog"])
 
 
@@ -532,6 +534,8 @@ if __name__ == "__main__":
     if "catalog" not in results:  # written before results.json carried it
         build = os.environ.get("BUILD", "build")
         results["catalog"] = catalog(os.path.join(build, "patchbay.elf"))
-    left_out = write(results, where)
+    import bench_linux
+
+    left_out = write(results, where, bench_linux.section_of(where))
     if left_out:
         sys.exit("bench_report: report.md leaves out " + ", ".join(left_out))
