@@ -319,6 +319,26 @@ void xen_leave_lazy_mmu(void)
     xen_restore_fl(m->lazy_flags);
 }
 
+/* Our one mapping of frame pa (VA == PA): read-only while it is a page
+ * table, writable data once it is not. */
+static void map_frame(uint64_t pa, bool writable, const char *what)
+{
+    uint64_t flags = PTE_P | PTE_A | PTE_NX | (writable ? PTE_W | PTE_D : 0);
+
+    mm_stats_add(MM_HYPERCALLS, 1);
+    xen_must(HYPERVISOR_update_va_mapping(pa, virt_to_maddr((void *)pa) | flags, UVMF_INVLPG),
+             what);
+}
+
+/* A pin or unpin (xen.pin=on) of the table at pa, issued at once. */
+static void pin_op(unsigned cmd, uint64_t pa)
+{
+    struct mmuext_op op = {.cmd = cmd, .arg1.mfn = virt_to_maddr((void *)pa) >> 12};
+
+    mmuext(&op);
+    flush_queue();
+}
+
 /* Xen ABI: a frame may become a page table only while nothing maps it
  * writable, and its one mapping is ours at VA == PA. Unpinned, linking
  * it into a live table makes Xen validate and type it, and the link keeps
@@ -333,15 +353,9 @@ void xen_make_page_table(uint64_t pa, int level)
                                        MMUEXT_PIN_L3_TABLE, MMUEXT_PIN_L4_TABLE};
 
     flush_queue();
-    mm_stats_add(MM_HYPERCALLS, 1);
-    xen_must(HYPERVISOR_update_va_mapping(pa, virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_NX,
-                                          UVMF_INVLPG),
-             "update_va_mapping page table read-only");
-    if (pin_tables && level >= 1 && level <= 4) {
-        struct mmuext_op op = {.cmd = pin_cmd[level], .arg1.mfn = virt_to_maddr((void *)pa) >> 12};
-        mmuext(&op);
-        flush_queue();
-    }
+    map_frame(pa, false, "update_va_mapping page table read-only");
+    if (pin_tables && level >= 1 && level <= 4)
+        pin_op(pin_cmd[level], pa);
 }
 
 /* The inverse of xen_make_page_table, for a table no link holds any more:
@@ -351,17 +365,9 @@ void xen_make_page_table(uint64_t pa, int level)
 void xen_release_page_table(uint64_t pa, int level)
 {
     flush_queue();
-    if (pin_tables && level >= 1 && level <= 4) {
-        struct mmuext_op op = {.cmd = MMUEXT_UNPIN_TABLE,
-                               .arg1.mfn = virt_to_maddr((void *)pa) >> 12};
-        mmuext(&op);
-        flush_queue();
-    }
-    mm_stats_add(MM_HYPERCALLS, 1);
-    xen_must(
-        HYPERVISOR_update_va_mapping(
-            pa, virt_to_maddr((void *)pa) | PTE_P | PTE_A | PTE_D | PTE_W | PTE_NX, UVMF_INVLPG),
-        "update_va_mapping released page table writable");
+    if (pin_tables && level >= 1 && level <= 4)
+        pin_op(MMUEXT_UNPIN_TABLE, pa);
+    map_frame(pa, true, "update_va_mapping released page table writable");
 }
 
 bool xen_swaps_whole_tables(void)
