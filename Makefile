@@ -66,7 +66,8 @@ $(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
 # Two links: the first with an empty symbol table, the second with the
 # table of the first's functions (tools/ksyms), which names backtraces.
 $(BUILD)/ksyms_empty.c $(BUILD)/ksyms.c: tools/ksyms
-$(BUILD)/ksyms_empty.c:
+# tools/ksyms reads ELF with pyelftools, which tools/setup installs.
+$(BUILD)/ksyms_empty.c: | $(SETUP)
 	@mkdir -p $(dir $@)
 	tools/ksyms --empty > $@
 $(BUILD)/ksyms.c: $(BUILD)/patchbay.pass1.elf

@@ -28,6 +28,10 @@ UNIT_SRCS_patch := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xe
 UNIT_TESTS += xen_time
 UNIT_SRCS_xen_time := xen/system_time.c
 
+# A faked CPUID holds Xen's signature where Xen, Viridian or nobody would put it.
+UNIT_TESTS += xen_cpuid_base
+UNIT_SRCS_xen_cpuid_base := xen/cpuid_base.c
+
 UNIT_TESTS += xen_console_ring
 UNIT_SRCS_xen_console_ring := xen/console_ring.c
 

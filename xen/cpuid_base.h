@@ -1,0 +1,23 @@
+/* Finding Xen's CPUID leaves: how a guest entered at the PVH entry tells
+ * Xen from bare metal, and where both Xen backends read Xen's own facts
+ * (the hypercall MSR, the TSC rate, the domain id). Pure, so the host unit
+ * test runs the same scan over a faked CPUID. */
+#ifndef XEN_CPUID_BASE_H
+#define XEN_CPUID_BASE_H
+
+#include <stdint.h>
+
+#include "pv/ops.h"
+
+typedef struct cpuid_result (*xen_cpuid_fn)(uint32_t leaf, uint32_t subleaf);
+
+/* The leaves Xen's signature must offer: up to base + 2, the hypercall MSR. */
+#define XEN_CPUID_LEAVES_NEEDED 2
+
+/* The first leaf of Xen's range, 0x40000000 + k * 0x100 (Xen ABI: another
+ * hypervisor interface, such as Viridian, may hold 0x40000000), or 0 when
+ * no range in 0x40000000..0x4000ff00 carries "XenVMMXenVMM" with at least
+ * the leaves above. */
+uint32_t xen_cpuid_base(xen_cpuid_fn cpuid);
+
+#endif
