@@ -11,6 +11,8 @@ const char *boot_method_name(enum boot_method m)
         return "native/multiboot2";
     case BOOT_XEN_PV:
         return "xen-pv";
+    case BOOT_XEN_PVH:
+        return "xen-pvh";
     }
     return "unknown";
 }
@@ -40,6 +42,12 @@ void boot_info_add_reserved(struct boot_info *bi, uint64_t base, uint64_t len)
 
 /* Copies at most max bytes of the loader's string; the loader's copy may be
  * overwritten once the frame allocator runs. */
+void boot_info_add_shared_page(struct boot_info *bi, uint64_t pa)
+{
+    add_range(bi->shared, &bi->nr_shared, sizeof(bi->shared) / sizeof(bi->shared[0]),
+              &bi->nr_shared_dropped, pa, 4096);
+}
+
 void boot_info_set_cmdline(struct boot_info *bi, const char *s, size_t max)
 {
     size_t i;

@@ -1,6 +1,7 @@
 /* How the kernel was booted, filled once by whichever entry path ran
- * (arch/x86/native/pvh.c, arch/x86/native/multiboot2.c, xen/start.c). Nothing after
- * kernel_main() looks at the loader's own structures again. */
+ * (arch/x86/native/pvh.c, arch/x86/native/multiboot2.c, xen/pv/start.c,
+ * xen/pvh/start.c). Nothing after kernel_main() looks at the loader's own
+ * structures again. */
 #ifndef KERNEL_BOOT_INFO_H
 #define KERNEL_BOOT_INFO_H
 
@@ -15,16 +16,15 @@ enum boot_method {
     BOOT_NATIVE_PVH,
     BOOT_NATIVE_MULTIBOOT2,
     BOOT_XEN_PV,
+    BOOT_XEN_PVH,
 };
 
 #define BOOT_MAX_RANGES 64
 #define BOOT_CMDLINE_MAX 1024
 
-/* Tour 40: Detection is which door you came in by.
- * Every entry path fills this one structure (method, memory map, command
- * line) and installs its platform's ops tables before calling `kernel_main`.
- * Nothing later probes for a hypervisor, or asks which platform it is on:
- * the ops tables already say everything that differs. */
+/* What every entry path fills before calling kernel_main(), having
+ * installed its platform's ops tables (arch/x86/pvh.c says how the PVH
+ * door tells QEMU from Xen). */
 struct boot_info {
     enum boot_method method;
     char cmdline[BOOT_CMDLINE_MAX];
@@ -35,6 +35,11 @@ struct boot_info {
     size_t nr_reserved;    /* loader data the allocator must not hand out */
     struct mem_range reserved[8];
     size_t nr_reserved_dropped; /* must stay 0: mm_init() checks */
+    /* Pages outside RAM that the kernel map maps, writable and never
+     * executable: Xen's console and xenstore rings under PVH. */
+    size_t nr_shared;
+    struct mem_range shared[2];
+    size_t nr_shared_dropped; /* must stay 0: mm_init() checks */
     /* The CPUs ACPI lists (native doors only): nr_cpus 0 and no error
      * means nobody looked, as under Xen; an error means one CPU. */
     unsigned nr_cpus;
@@ -50,6 +55,7 @@ const char *boot_method_name(enum boot_method m);
 
 void boot_info_add_ram(struct boot_info *bi, uint64_t base, uint64_t len);
 void boot_info_add_reserved(struct boot_info *bi, uint64_t base, uint64_t len);
+void boot_info_add_shared_page(struct boot_info *bi, uint64_t pa);
 void boot_info_set_cmdline(struct boot_info *bi, const char *s, size_t max);
 
 __attribute__((noreturn)) void kernel_main(void);

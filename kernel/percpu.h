@@ -19,7 +19,7 @@ struct percpu {
     unsigned cpu;          /* 0 is the boot CPU */
     struct thread *thread; /* the thread running here (kernel/sched.c) */
     /* The platform's per-CPU state, at a fixed offset a patched site can
-     * name: Xen places this vCPU's vcpu_info here (xen/cpu.c). */
+     * name: Xen places this vCPU's vcpu_info here (xen/pv/cpu.c). */
     _Alignas(64) uint8_t platform[PERCPU_PLATFORM_SIZE];
 } __attribute__((aligned(64)));
 

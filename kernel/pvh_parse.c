@@ -27,7 +27,21 @@ static const char *read_memmap(const struct boot_mem *mem, const struct hvm_star
     return NULL;
 }
 
-const char *pvh_parse(const struct boot_mem *mem, uint64_t start_info_pa, struct boot_info *bi)
+/* A NUL-terminated line from the window, cut where the window or the scan
+ * bound ends. */
+static const char *read_cmdline(const struct boot_mem *mem, uint64_t pa, struct boot_info *bi)
+{
+    uint64_t avail = boot_mem_avail(mem, pa);
+
+    if (avail == 0)
+        return "command line outside memory";
+    boot_info_set_cmdline(bi, (const char *)boot_mem_at(mem, pa, 0),
+                          avail < PVH_CMDLINE_SCAN ? (size_t)avail : PVH_CMDLINE_SCAN);
+    return NULL;
+}
+
+const char *pvh_parse(const struct boot_mem *mem, uint64_t start_info_pa, bool memmap_optional,
+                      struct boot_info *bi, struct pvh_start *out)
 {
     struct hvm_start_info si = {0};
     const uint8_t *p = boot_mem_at(mem, start_info_pa, PVH_V0_LEN);
@@ -38,9 +52,15 @@ const char *pvh_parse(const struct boot_mem *mem, uint64_t start_info_pa, struct
     memcpy(&si, p, PVH_V0_LEN);
     if (si.magic != XEN_HVM_START_MAGIC_VALUE)
         return "bad start info magic";
+    *out = (struct pvh_start){si.version, si.flags, si.rsdp_paddr};
+    if (si.cmdline_paddr) {
+        err = read_cmdline(mem, si.cmdline_paddr, bi);
+        if (err)
+            return err;
+    }
     /* Version 1 added the memory map; without it we cannot know our RAM. */
     if (si.version < 1)
-        return "start info version 0 has no memory map";
+        return memmap_optional ? NULL : "start info version 0 has no memory map";
     p = boot_mem_at(mem, start_info_pa, sizeof(si));
     if (!p)
         return "start info outside memory";
@@ -52,12 +72,5 @@ const char *pvh_parse(const struct boot_mem *mem, uint64_t start_info_pa, struct
         return err;
     if (bi->nr_ram == 0)
         return "no RAM in the memory map";
-    if (si.cmdline_paddr) {
-        uint64_t avail = boot_mem_avail(mem, si.cmdline_paddr);
-        if (avail == 0)
-            return "command line outside memory";
-        boot_info_set_cmdline(bi, (const char *)boot_mem_at(mem, si.cmdline_paddr, 0),
-                              avail < PVH_CMDLINE_SCAN ? (size_t)avail : PVH_CMDLINE_SCAN);
-    }
     return NULL;
 }

@@ -36,7 +36,7 @@ extern const struct guard_region __start_guard_pages[], __stop_guard_pages[];
 bool is_guard_page(uint64_t va);
 
 /* The backend's final page tables: RAM at VA == PA, the image W^X, guard
- * pages unmapped (arch/x86/native/kernel_map.c, xen/kernel_map.c). */
+ * pages unmapped (arch/x86/native/kernel_map.c, xen/pv/kernel_map.c). */
 static inline void kernel_map_init(const struct boot_info *bi)
 {
     pv_mmu_ops.kernel_map_init(bi);

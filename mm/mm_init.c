@@ -17,6 +17,8 @@ void mm_init(const struct boot_info *bi)
 
     if (bi->nr_reserved_dropped)
         panic("boot information has %zu more reserved ranges than fit", bi->nr_reserved_dropped);
+    if (bi->nr_shared_dropped)
+        panic("boot information has %zu more shared pages than fit", bi->nr_shared_dropped);
     reserved[n++] = (struct mem_range){0, LOW_MEMORY_END};
     reserved[n++] =
         (struct mem_range){(uint64_t)__kernel_start, (uint64_t)(__kernel_end - __kernel_start)};

@@ -24,7 +24,7 @@
  *
  * Interrupt flag. "flags" is an RFLAGS image: only IF (bit 9) matters. */
 #define PV_OP_DEF_irq_disable   void, (void), 9, NONE, "cli" /* 9: Xen's movb $1, %gs:mask */
-/* 25: Xen's unmask, test pending, and the call for it (xen/patch.c);
+/* 25: Xen's unmask, test pending, and the call for it (xen/pv/patch.c);
  * natively a jmp over the rest pads it, still one instruction. */
 #define PV_OP_DEF_irq_enable    void, (void), 25, NONE, "sti"
 /* 11: Xen's cmpb $1, %gs:mask; sbb %eax, %eax, which sets IF and other bits. */

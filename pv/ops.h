@@ -66,7 +66,9 @@ struct pv_info {
     unsigned caps;       /* PV_CAP_* */
 };
 
-#define PV_CAP_XEN_PV (1u << 0) /* a Xen PV guest: hypercalls and event channels work */
+#define PV_CAP_XEN (1u << 0)     /* a Xen guest, PV or PVH: hypercalls and event channels work */
+#define PV_CAP_XEN_PV (1u << 1)  /* a Xen PV guest: Xen writes its page tables (xen.mmu=) */
+#define PV_CAP_XEN_PVH (1u << 2) /* a Xen PVH guest: the hardware's or Xen's way, per op */
 
 extern struct pv_info pv_info;
 

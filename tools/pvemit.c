@@ -29,7 +29,7 @@
 #include "arch/x86/native/patch.h"
 #include "pv/patch.h"
 #include "pv/site.h"
-#include "xen/patch.h"
+#include "xen/pv/patch.h"
 
 struct emitter {
     const char *label;

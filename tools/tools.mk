@@ -11,8 +11,8 @@ XEN_ABI ?= -D__XEN_INTERFACE_VERSION__=__XEN_LATEST_INTERFACE_VERSION__
 PVEMIT_CC ?= gcc
 PVEMIT := $(BUILD)/host/pvemit
 PVEMIT_SRCS := tools/pvemit.c pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c \
-	xen/patch.c kernel/printf.c
-PVEMIT_HDRS := pv/patch.h pv/site.h pv/op_list.h pv/call.h arch/x86/native/patch.h xen/patch.h \
+	xen/pv/patch.c kernel/printf.c
+PVEMIT_HDRS := pv/patch.h pv/site.h pv/op_list.h pv/call.h arch/x86/native/patch.h xen/pv/patch.h \
 	kernel/printf.h kernel/string.h
 # HOST_TEST: libc provides memcpy and friends (kernel/string.h).
 PVEMIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -DHOST_TEST $(XEN_ABI)

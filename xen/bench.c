@@ -1,15 +1,11 @@
-/* Benchmarks only a Xen PV guest can run, registered with bench/ like any
- * other (each needs PV_CAP_XEN_PV: natively they print a skipped line). The costs
- * everything else under Xen is built from: a hypercall round trip, a
- * multicall batching N of them into one entry to Xen, and an event sent
- * to ourselves and delivered back through the upcall. */
+/* Benchmarks only a Xen guest, PV or PVH, can run, registered with bench/
+ * like any other (each needs PV_CAP_XEN: natively they print a skipped
+ * line). The costs everything else under Xen is built from: a hypercall
+ * round trip, a multicall batching N of them into one entry to Xen, and an
+ * event sent to ourselves and delivered back through the upcall. */
 #include "bench/bench.h"
 #include "bench/loop.h"
 #include "kernel/percpu.h"
-#include "mm/pgtable.h"
-#include "mm/vm.h"
-#include "pv/irq.h"
-#include "pv/mmu.h"
 #include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
@@ -19,12 +15,6 @@
 #define EVTCHN_ITERS 5000
 #define MULTICALL_MAX 16
 #define DELIVERY_SPINS 1000000 /* an event not delivered by then never will be */
-
-/* How pte updates reach Xen changes every page-table benchmark: each
- * result under Xen names the mode it ran in. */
-BENCH_CONFIG_OPTION(xen_mmu, PV_CAP_XEN_PV, "xen.mmu");
-/* Hypercalls through the hypercall page are a variant; inline is usual. */
-BENCH_CONFIG_OPTION_UNLESS(xen_hypercall, PV_CAP_XEN_PV, "xen.hypercall", "inline");
 
 static const char *problem;
 static long xen_version; /* what XENVER_version said before the benchmark */
@@ -62,7 +52,7 @@ static uint64_t measure_hypercall(uint64_t n)
 }
 
 BENCH_DEFINE(xen_hypercall, xen, "`HYPERVISOR_xen_version(XENVER_version)`: a hypercall round trip",
-             .needs = PV_CAP_XEN_PV, .iters = HYPERCALL_ITERS, .subtract_loop = true,
+             .needs = PV_CAP_XEN, .iters = HYPERCALL_ITERS, .subtract_loop = true,
              .prepare = prepare_xen, .measure = measure_hypercall, .check = check_xen);
 
 /* ---- xen_multicall_N: one multicall of N xen_version entries. Results are
@@ -94,11 +84,11 @@ static uint64_t measure_multicall_16(uint64_t n)
     return measure_multicall(16, n);
 }
 
-BENCH_DEFINE(xen_multicall_1, xen, "one multicall of 1 `xen_version` entry", .needs = PV_CAP_XEN_PV,
+BENCH_DEFINE(xen_multicall_1, xen, "one multicall of 1 `xen_version` entry", .needs = PV_CAP_XEN,
              .iters = MULTICALL_ITERS, .subtract_loop = true, .prepare = prepare_xen,
              .measure = measure_multicall_1, .check = check_xen);
 BENCH_DEFINE(xen_multicall_16, xen, "one multicall of 16 `xen_version` entries",
-             .needs = PV_CAP_XEN_PV, .iters = MULTICALL_ITERS, .subtract_loop = true,
+             .needs = PV_CAP_XEN, .iters = MULTICALL_ITERS, .subtract_loop = true,
              .prepare = prepare_xen, .measure = measure_multicall_16, .check = check_xen);
 
 /* ---- xen_evtchn_self: EVTCHNOP_send on an IPI port bound to this vCPU,
@@ -152,58 +142,5 @@ static uint64_t measure_evtchn_self(uint64_t n)
 
 BENCH_DEFINE(xen_evtchn_self, xen,
              "`EVTCHNOP_send` on an IPI port bound to ourselves, until its handler has run",
-             .needs = PV_CAP_XEN_PV, .iters = EVTCHN_ITERS, .subtract_loop = true,
+             .needs = PV_CAP_XEN, .iters = EVTCHN_ITERS, .subtract_loop = true,
              .prepare = prepare_evtchn, .measure = measure_evtchn_self, .check = check_xen);
-
-/* ---- xen_mprotect_512_withheld: mprotect_512's own work, the same
- * batches built and queued but never issued (xen_mmu_withhold), so
- * mprotect_512 less this is what the hypercalls cost: Xen's validation
- * of each entry and the transitions into Xen and back. Interrupts are off
- * so nothing else queues meanwhile. The page tables never change, so the
- * area's rights are put back by a real mprotect after the loop. */
-
-#define WITHHELD_PAGES 512
-#define WITHHELD_ITERS 20
-
-static uint8_t *withheld_area;
-
-/* Mapped once, kept for every run. */
-static bool map_withheld_area(void)
-{
-    if (!withheld_area)
-        withheld_area = vm_map(WITHHELD_PAGES * PAGE_SIZE, VM_READ | VM_WRITE, 0, 0);
-    return withheld_area != 0;
-}
-
-static const char *prepare_withheld(void)
-{
-    if (!map_withheld_area())
-        return "no memory for the benchmark's area";
-    return prepare_xen();
-}
-
-static uint64_t measure_withheld(uint64_t n)
-{
-    const size_t len = WITHHELD_PAGES * PAGE_SIZE;
-    uint64_t failed = 0;
-    bool writable = true;
-    unsigned long flags = irq_save();
-
-    xen_mmu_withhold(true);
-    uint64_t t = BENCH_TIME_LOOP(n, {
-        writable = !writable;
-        failed += mprotect(withheld_area, len, writable ? VM_READ | VM_WRITE : VM_READ) != 0;
-    });
-    xen_mmu_withhold(false);
-    irq_restore(flags);
-    failed += mprotect(withheld_area, len, VM_READ) != 0;
-    failed += mprotect(withheld_area, len, VM_READ | VM_WRITE) != 0;
-    expect(failed == 0, "mprotect failed");
-    expect(pte_writable(vm_pte(withheld_area)), "the area is not writable again");
-    return t;
-}
-
-BENCH_DEFINE(xen_mprotect_512_withheld, xen,
-             "`mprotect_512` with its batches built but not issued: the guest's share",
-             .needs = PV_CAP_XEN_PV, .iters = WITHHELD_ITERS, .subtract_loop = true,
-             .prepare = prepare_withheld, .measure = measure_withheld, .check = check_xen);

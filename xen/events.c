@@ -9,8 +9,9 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched.h"
-#include "xen/hypercall.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
+#include "xen/hypercall.h"
 
 #define WORD_BITS (sizeof(xen_ulong_t) * 8)
 #define EVTCHN_WORDS (sizeof(xen_shared_info.evtchn_mask) / sizeof(xen_ulong_t))
@@ -31,16 +32,14 @@ static struct evtchn_handler handlers[EVTCHN_MAX_HANDLED];
  * bind (an interdomain one) notifies vCPU 0. */
 static xen_ulong_t cpu_ports[MAX_CPUS][EVTCHN_WORDS];
 
-extern char xen_event_entry[], xen_failsafe_entry[];
+/* Whether an unmasked port's pending event may be announced by setting
+ * this vCPU's upcall_pending ourselves (PV: irq_enable looks at it), or
+ * needs EVTCHNOP_unmask (PVH: only Xen can inject the callback vector). */
+static bool raise_locally;
 
 static xen_ulong_t port_bit(evtchn_port_t port)
 {
     return (xen_ulong_t)1 << (port % WORD_BITS);
-}
-
-void xen_force_upcall(void)
-{
-    HYPERVISOR_xen_version(XENVER_version, 0);
 }
 
 void xen_evtchn_mask(evtchn_port_t port)
@@ -63,8 +62,9 @@ static unsigned port_cpu(evtchn_port_t port)
 /* Xen ABI: an event that arrives while its port is masked sets only the
  * pending bit; the edge that would raise the upcall is lost. So unmasking
  * must look at the pending bit and raise the upcall itself, on this vCPU,
- * with events masked. The caller's irq_enable delivers it. */
-static void unmask_here(evtchn_port_t port)
+ * with events masked. The caller's irq_enable delivers it. Returns false
+ * if it was pending but cannot be raised here. */
+static bool unmask_here(evtchn_port_t port)
 {
     unsigned word = port / WORD_BITS;
     xen_ulong_t sel_bit = (xen_ulong_t)1 << word;
@@ -72,10 +72,13 @@ static void unmask_here(evtchn_port_t port)
     __atomic_fetch_and(&xen_shared_info.evtchn_mask[word], ~port_bit(port), __ATOMIC_SEQ_CST);
     if (!(__atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
           port_bit(port)))
-        return;
+        return true;
+    if (!raise_locally)
+        return false;
     if (__atomic_fetch_or(&xen_vcpu->evtchn_pending_sel, sel_bit, __ATOMIC_SEQ_CST) & sel_bit)
-        return; /* already announced to the upcall */
+        return true; /* already announced to the upcall */
     __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
+    return true;
 }
 
 /* Events masked meanwhile, so the vCPU we check against is the one whose
@@ -83,16 +86,13 @@ static void unmask_here(evtchn_port_t port)
  * vCPU the port is bound to, which another vCPU cannot do for itself. */
 void xen_evtchn_unmask(evtchn_port_t port)
 {
-    unsigned long flags = xen_save_fl();
+    unsigned long flags = irq_save();
 
-    xen_irq_disable();
-    if (port_cpu(port) == cpu_index()) {
-        unmask_here(port);
-    } else {
+    if (port_cpu(port) != cpu_index() || !unmask_here(port)) {
         struct evtchn_unmask unmask = {.port = port};
         xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_unmask, &unmask), "EVTCHNOP_unmask");
     }
-    xen_restore_fl(flags);
+    irq_restore(flags);
 }
 
 uint64_t xen_evtchn_count(evtchn_port_t port)
@@ -177,14 +177,6 @@ void xen_event_upcall(struct trap_frame *f)
     run_handlers(todo, f);
 }
 
-void xen_failsafe(struct trap_frame *f)
-{
-    kprintf("xen: failsafe callback: Xen could not return to rip %lx "
-            "(a bad segment selector or iret frame)\n",
-            f->rip);
-    trap_fatal(f, "Xen failsafe callback");
-}
-
 /* Gives a freshly bound, still masked port its handler and its vCPU's
  * upcall. */
 static evtchn_port_t install_handler(evtchn_port_t port, unsigned cpu, const char *what,
@@ -217,35 +209,13 @@ evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
     return install_handler(bind.port, cpu, "an IPI", fn, data, false);
 }
 
-static void register_callback(uint16_t type, uint16_t flags, const void *entry)
-{
-    struct callback_register cb = {
-        .type = type,
-        .flags = flags,
-        .address = (xen_callback_t)entry,
-    };
-
-    xen_must(HYPERVISOR_callback_op(CALLBACKOP_register, &cb), "callback_op register");
-}
-
 /* Every port starts masked: a port gets events once it has a handler.
  * Until it is bound, every port is vCPU 0's. */
-void xen_events_init(void)
+void xen_events_init(bool raise_upcall_locally)
 {
+    raise_locally = raise_upcall_locally;
     for (unsigned i = 0; i < EVTCHN_WORDS; i++) {
         __atomic_store_n(&xen_shared_info.evtchn_mask[i], ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
         cpu_ports[0][i] = ~(xen_ulong_t)0;
     }
-    register_callback(CALLBACKTYPE_event, 0, xen_event_entry);
-    register_callback(CALLBACKTYPE_failsafe, CALLBACKF_mask_events, xen_failsafe_entry);
-}
-
-/* Xen ABI: CALLBACKOP_register sets the callbacks of the calling vCPU
- * only; another vCPU gets them in its VCPUOP_initialise context, with
- * the flag that stands for CALLBACKF_mask_events. */
-void xen_events_context(struct vcpu_guest_context *c)
-{
-    c->event_callback_eip = (uint64_t)xen_event_entry;
-    c->failsafe_callback_eip = (uint64_t)xen_failsafe_entry;
-    c->flags |= VGCF_failsafe_disables_events;
 }

@@ -3,6 +3,7 @@
 #ifndef XEN_EVENTS_H
 #define XEN_EVENTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "xen/xen_public.h"
@@ -32,22 +33,13 @@ void xen_evtchn_clear(evtchn_port_t port);
 /* How many times the port's handler has run. */
 uint64_t xen_evtchn_count(evtchn_port_t port);
 
-/* Makes Xen deliver a pending upcall now (it checks on every return from
- * a hypercall). */
-void xen_force_upcall(void);
-/* The same behind a callee-save thunk: the rare path of a patched
- * irq_enable or restore_fl (xen/irq.c). */
-void xen_pv_force_upcall(void);
-/* The rest of a patched restore_fl, entered with CF = flags.IF and
- * keeping every register (xen/irq.c); never called from C. */
-void xen_pv_restore_fl_cf(void);
+/* Every port masked and vCPU 0's. raise_upcall_locally: unmasking a port
+ * whose event is pending may announce it in this vCPU's vcpu_info for the
+ * next irq_enable to deliver (PV); else Xen must (PVH). */
+void xen_events_init(bool raise_upcall_locally);
 
-/* Called by xen/event_entry.asm with events masked. */
+/* The upcall, with events masked: called by the PV upcall entry
+ * (xen/pv/event_entry.asm) and by the PVH callback vector's handler. */
 void xen_event_upcall(struct trap_frame *f);
-
-/* The upcall and failsafe callbacks for another vCPU's VCPUOP_initialise
- * context (xen/smp.c): vCPU 0 registers its own in xen_events_init(). */
-void xen_events_context(struct vcpu_guest_context *c);
-__attribute__((noreturn)) void xen_failsafe(struct trap_frame *f);
 
 #endif

@@ -1,10 +1,11 @@
 /* Typed hypercalls, one HYPERVISOR_<op>() per hypercall the kernel uses.
  *
- * Xen ABI (x86-64 PV): a hypercall is `syscall` from the guest kernel with
- * its number in rax, or `call hypercall_page + nr * 32`, the page Xen
- * fills in because of the HYPERCALL_PAGE ELF note, whose stub does that;
- * arguments in rdi rsi rdx r10 r8, result in rax, and `syscall` clobbers
- * rcx and r11. Xen may also change the argument registers, so each is an
+ * Xen ABI (x86-64): a hypercall is `call hypercall_page + nr * 32`, the
+ * page Xen fills in, whose stub does the hypercall proper: for a PV guest
+ * (the HYPERCALL_PAGE ELF note asks for the page) `syscall` from the guest
+ * kernel with its number in rax, for a PVH guest (the page's address
+ * written to Xen's MSR) `vmmcall` or `vmcall`. Arguments in rdi rsi rdx
+ * r10 r8, result in rax, and `syscall` clobbers rcx and r11. Xen may also change the argument registers, so each is an
  * output too. HYPERVISOR_iret is not here: it never returns and takes its
  * arguments on the stack, so the entry stubs jump to it (xen_iret_entry). */
 #ifndef XEN_HYPERCALL_H
@@ -20,7 +21,7 @@ extern char hypercall_page[4096];
  * nr * 32`, Xen's stub for hypercall nr, and leaves a descriptor in
  * .xen_hypercall_sites: the site's address, the hypercall's name and
  * number. With xen.hypercall=inline, the default, xen_hypercall_setup()
- * (xen/hypercall_sites.c) rewrites each site at boot as `mov $nr, %eax;
+ * (xen/pv/hypercall_sites.c) rewrites each site at boot as `mov $nr, %eax;
  * syscall`, what the stub would run, without the call, the stub's
  * push/pop of rcx and r11 (which the site declares clobbered anyway) and
  * the return: what Linux does since XSA-466. */
@@ -170,6 +171,12 @@ static inline long HYPERVISOR_memory_op(unsigned cmd, void *arg)
 static inline long HYPERVISOR_vm_assist(unsigned cmd, unsigned type)
 {
     return _hypercall2(vm_assist, cmd, type);
+}
+
+/* HVM and PVH guests only: HVMOP_* on their own domain's parameters. */
+static inline long HYPERVISOR_hvm_op(unsigned cmd, void *arg)
+{
+    return _hypercall2(hvm_op, cmd, arg);
 }
 
 static inline long HYPERVISOR_multicall(struct multicall_entry *calls, unsigned count)

@@ -4,6 +4,7 @@
  * the one vCPU waiting for the next ticket with EVTCHNOP_send (the 2009
  * pvops/spinlock idea, and Linux's per-CPU "lock_waiting" record). */
 #include "kernel/spinlock.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
@@ -56,9 +57,7 @@ static bool event_waiting(unsigned long flags)
  * pair with xen_unlock's: either it sees our record, or we see its owner. */
 static void wait_for_ticket(struct spinlock *l, uint32_t mine)
 {
-    unsigned long flags = xen_save_fl();
-
-    xen_irq_disable();
+    unsigned long flags = irq_save();
     struct lock_cpu *c = &lock_cpus[cpu_index()];
     xen_evtchn_clear(c->kick_port); /* a late kick from an earlier wait */
     c->ticket = mine;
@@ -68,7 +67,7 @@ static void wait_for_ticket(struct spinlock *l, uint32_t mine)
         block_until_kicked(c->kick_port);
     __atomic_store_n(&c->lock, NULL, __ATOMIC_RELAXED);
     __atomic_sub_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
-    xen_restore_fl(flags);
+    irq_restore(flags);
 }
 
 static void xen_lock_wait(struct spinlock *l, uint32_t mine)

@@ -1,13 +1,14 @@
-/* The machine as a Xen PV guest sees it, which depends on the domain's
- * role, decided once here from start_info's SIF_INITDOMAIN. dom0 writes
- * its console with HYPERVISOR_console_io, which Xen prints on its serial
- * console, and ends the run through QEMU's isa-debug-exit port. A domU
- * writes into the console ring page start_info names (xen/console_ring.c)
- * and ends by leaving its status in xenstore for the toolstack, then
- * SCHEDOP_shutdown. */
+/* The machine as a Xen guest sees it, PV or PVH alike, which depends on
+ * the domain's role, decided once here from what the entry path put in
+ * xen_domain. dom0 writes its console with HYPERVISOR_console_io, which
+ * Xen prints on its serial console, and ends the run through QEMU's
+ * isa-debug-exit port. A domU writes into the console ring its start info
+ * names (xen/console_ring.c) and ends by leaving its status in xenstore
+ * for the toolstack, then SCHEDOP_shutdown. */
 #include "arch/x86/cpu.h"
 #include "kernel/console.h"
 #include "kernel/printf.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/console_ring.h"
 #include "xen/events.h"
@@ -27,7 +28,7 @@
 struct xen_role {
     const char *variant; /* pv_info.variant: results name the domU runs */
     void (*console_write)(const char *s, size_t len);
-    void (*announce)(void);
+    void (*announce)(unsigned domid);
     __attribute__((noreturn)) void (*exit)(int status);
 };
 
@@ -107,29 +108,35 @@ static void console_ring_drain(void)
     } while (xencons_ring_space(console_ring) < sizeof(console_ring->out) && xen_wait_event(&w));
 }
 
-static void dom0_announce(void)
+static void dom0_announce(unsigned domid)
 {
+    (void)domid;
     kprintf("xen: running as dom0\n");
 }
 
-/* The domain id lives in xenstore only; relative "domid" is our own node. */
-static void domu_announce(void)
+/* A PV domU's id lives in xenstore only (relative "domid" is our own
+ * node); a PVH domU's entry path read it from CPUID. */
+static void domu_announce(unsigned domid)
 {
-    char domid[16];
+    char id[16];
     const char *err = xenstore_init();
 
+    if (domid != XEN_DOMID_UNKNOWN) {
+        kprintf("xen: running as domU %u\n", domid);
+        return;
+    }
     if (!err)
-        err = xenstore_read("domid", domid, sizeof(domid));
+        err = xenstore_read("domid", id, sizeof(id));
     if (err)
         kprintf("xen: running as domU, domain id unknown: xenstore: %s\n", err);
     else
-        kprintf("xen: running as domU %s\n", domid);
+        kprintf("xen: running as domU %s\n", id);
 }
 
-/* Dom0 may reach I/O ports once it raises its virtual IOPL; Xen then
- * emulates the `out` and QEMU exits at once with (status << 1) | 1.
- * SCHEDOP_shutdown would make Xen wait 5 s before it resets, so it is
- * only the fallback. */
+/* Xen then emulates the `out` and QEMU exits at once with (status << 1)
+ * | 1. A PV dom0 may reach I/O ports only once it raises its virtual
+ * IOPL; a PVH dom0's I/O bitmap already lets it. SCHEDOP_shutdown would
+ * make Xen wait 5 s before it resets, so it is only the fallback. */
 __attribute__((noreturn)) static void dom0_exit(int status)
 {
     struct sched_shutdown shutdown = {
@@ -137,7 +144,7 @@ __attribute__((noreturn)) static void dom0_exit(int status)
     };
     struct physdev_set_iopl iopl = {.iopl = 1};
 
-    if (HYPERVISOR_physdev_op(PHYSDEVOP_set_iopl, &iopl) == 0)
+    if (!xen_domain.ports_need_iopl || HYPERVISOR_physdev_op(PHYSDEVOP_set_iopl, &iopl) == 0)
         outb(DEBUG_EXIT_PORT, (uint8_t)status);
     for (;;)
         HYPERVISOR_sched_op(SCHEDOP_shutdown, &shutdown);
@@ -181,7 +188,7 @@ __attribute__((noreturn)) static void domu_exit(int status)
         .reason = status == 0 ? SHUTDOWN_poweroff : SHUTDOWN_crash,
     };
 
-    xen_irq_disable();
+    irq_disable();
     report_status(status);
     console_ring_drain();
     for (;;)
@@ -202,20 +209,18 @@ static const struct xen_role domu = {
     .exit = domu_exit,
 };
 
-/* The one place the backend tells dom0 from a domU. Only dom0 may raise
- * its I/O privilege and reach QEMU's ports; Xen refuses console_io to a
- * domU unless built with VERBOSE_DEBUG, and gives it a console ring page. */
+/* The one place the backends tell dom0 from a domU. Only dom0 may reach
+ * QEMU's ports; Xen refuses console_io to a domU unless built with
+ * VERBOSE_DEBUG, and gives it a console ring page. */
 void xen_console_init(void)
 {
-    if (xen_start_info->flags & SIF_INITDOMAIN) {
+    if (xen_domain.dom0) {
         role = &dom0;
         return;
     }
     role = &domu;
-    /* Xen ABI: the domain builder maps the console page in the bootstrap
-     * region, at the virtual address of its pseudo-physical frame. */
-    console_ring = (void *)(mfn_to_pfn(xen_start_info->console.domU.mfn) << 12);
-    console_port = xen_start_info->console.domU.evtchn;
+    console_ring = xen_domain.console;
+    console_port = xen_domain.console_port;
 }
 
 const char *xen_role_variant(void)
@@ -223,9 +228,19 @@ const char *xen_role_variant(void)
     return role->variant;
 }
 
-void xen_announce_role(void)
+void xen_announce_role(unsigned domid)
 {
-    role->announce();
+    role->announce(domid);
+}
+
+void xen_version_string(char *buf, size_t len)
+{
+    long version = HYPERVISOR_xen_version(XENVER_version, 0);
+    xen_extraversion_t extra = {0};
+
+    HYPERVISOR_xen_version(XENVER_extraversion, extra);
+    extra[sizeof(extra) - 1] = '\0';
+    ksnprintf(buf, len, "Xen %ld.%ld%s", version >> 16, version & 0xffff, extra);
 }
 
 void xen_console_write(const char *s, size_t len)

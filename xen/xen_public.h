@@ -2,7 +2,8 @@
  *
  * The two XEN_HAVE_* macros are the guest's opt-in to parts of the ABI that
  * only PV guests see: the per-vCPU event mask in vcpu_info and the
- * start_info page of the PV entry. The Makefile selects the newest
+ * start_info page of the PV entry. A PVH guest shares the same vcpu_info
+ * layout and ignores the mask. The Makefile selects the newest
  * interface version, which picks the current (not compat) hypercall numbers. */
 #ifndef XEN_XEN_PUBLIC_H
 #define XEN_XEN_PUBLIC_H
@@ -23,5 +24,10 @@
 #include <xen/vcpu.h>
 #include <xen/version.h>
 #include <xen/io/xs_wire.h>
+#include <xen/arch-x86/cpuid.h>
+#include <xen/arch-x86/hvm/start_info.h>
+#include <xen/hvm/hvm_op.h>
+#include <xen/hvm/hvm_vcpu.h>
+#include <xen/hvm/params.h>
 
 #endif

@@ -22,23 +22,15 @@ static uint32_t req_id;
 static char request[XS_MSG_MAX];
 static struct xs_reply reply; /* holds the error name a request returns */
 
-/* Xen ABI: the domain builder maps a domU's store page in the bootstrap
- * region, at the address of its pseudo-physical frame (like the console
- * page). A frame that does not map back to itself is not ours. */
+/* The ring the entry path found (xen_domain), checked by it. */
 const char *xenstore_init(void)
 {
-    const start_info_t *si = xen_start_info;
-    uint64_t pfn;
-
-    if (si->store_mfn == 0)
-        return unusable = "no store page (store_mfn 0)";
-    pfn = mfn_to_pfn(si->store_mfn);
-    if (pfn >= si->nr_pages || pfn_to_mfn(pfn) != si->store_mfn)
-        return unusable = "store_mfn is not a frame of this domain";
-    if (si->store_evtchn >= EVTCHN_PORTS)
-        return unusable = "store_evtchn is past the event channels";
-    store = (struct xenstore_domain_interface *)(pfn << 12);
-    store_port = si->store_evtchn;
+    if (!xen_domain.store)
+        return unusable = xen_domain.store_problem ? xen_domain.store_problem : "no store ring";
+    if (xen_domain.store_port >= EVTCHN_PORTS)
+        return unusable = "the store's event channel is past the event channels";
+    store = xen_domain.store;
+    store_port = xen_domain.store_port;
     unusable = NULL;
     return NULL;
 }

@@ -1,5 +1,5 @@
 /* A domU's xenstore client: one request at a time over the ring page and
- * event channel start_info names (xen/xenstore_ring.c has the pure ring
+ * event channel its start info names (xen/xenstore_ring.c has the pure ring
  * code). Every call is bounded in time, and callable with events masked
  * or from a trap; none panics. Errors are phrases to print: the daemon's
  * own error name ("ENOENT", "EACCES", valid until the next call) or what
@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-/* Connects to the ring start_info names; NULL, or why there is none to
- * use (dom0 has none at boot: store_mfn is 0). */
+/* Connects to the ring xen_domain names; NULL, or why there is none to
+ * use (dom0 has none at boot). */
 const char *xenstore_init(void);
 
 /* Reads the node's value into buf[0..len) with a NUL; NULL or an error.

@@ -143,6 +143,20 @@ void lapic_timer_stop(void)
     lapic_write(LAPIC_TIMER_INITIAL, 0);
 }
 
+/* The vector is an interrupt gate, so this runs with interrupts disabled
+ * and a re-arm inside timer_interrupt() fires only after the iret. */
+static void on_timer(struct trap_frame *f)
+{
+    (void)f;
+    lapic_eoi();
+    timer_interrupt();
+}
+
+void lapic_timer_hook(void)
+{
+    trap_set_handler(LAPIC_TIMER_VECTOR, on_timer);
+}
+
 void lapic_timer_set_hz(uint64_t hz)
 {
     if (!clock_scale_init(&ns_to_ticks, NSEC_PER_SEC, hz))

@@ -39,6 +39,9 @@ void lapic_timer_free_run(void);
 uint32_t lapic_timer_count(void);
 void lapic_timer_stop(void);
 
+/* The timer's interrupts become the kernel's ticks (timer_interrupt()). */
+void lapic_timer_hook(void);
+
 /* The timer's count rate, once calibrated. */
 void lapic_timer_set_hz(uint64_t hz);
 

@@ -37,10 +37,10 @@ FUZZ_TARGETS += acpi
 FUZZ_SRCS_acpi := kernel/acpi_parse.c kernel/printf.c
 
 FUZZ_TARGETS += xen_start_info
-FUZZ_SRCS_xen_start_info := xen/start_info.c kernel/boot_info.c
+FUZZ_SRCS_xen_start_info := xen/pv/start_info.c kernel/boot_info.c
 
 FUZZ_TARGETS += pv_site
-FUZZ_SRCS_pv_site := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/patch.c \
+FUZZ_SRCS_pv_site := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/pv/patch.c \
 	kernel/printf.c
 
 FUZZ_TARGETS += bench_select
@@ -48,7 +48,7 @@ FUZZ_SRCS_bench_select := bench/select.c
 
 # The target includes tools/pvemit.c itself, to reach its static parser.
 FUZZ_TARGETS += pvemit
-FUZZ_SRCS_pvemit := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/patch.c \
+FUZZ_SRCS_pvemit := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/pv/patch.c \
 	kernel/printf.c
 
 FUZZ_TIME ?= 120

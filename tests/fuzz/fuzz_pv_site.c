@@ -17,7 +17,7 @@
 #include "pv/patch.h"
 #include "pv/site.h"
 #include "tests/fuzz/fuzz.h"
-#include "xen/patch.h"
+#include "xen/pv/patch.h"
 
 _Static_assert(PV_OP_COUNT <= 32, "the direct-call mask has a bit per op");
 

@@ -1,4 +1,4 @@
-/* xen/start_info.c: a start_info page of exactly the input's size (less
+/* xen/pv/start_info.c: a start_info page of exactly the input's size (less
  * the header), with the addresses the entry path passes alongside it.
  *
  * Input: u64 page_addr, u64 kernel_end, u64 xen_stack_top, then the page. */
@@ -9,7 +9,7 @@
 #include "kernel/boot_info.h"
 #include "tests/fuzz/boot_check.h"
 #include "tests/fuzz/fuzz.h"
-#include "xen/start_info.h"
+#include "xen/pv/start_info.h"
 #include "xen/xen_public.h"
 
 /* A domU's start_info: the reservation runs from the image's end to the

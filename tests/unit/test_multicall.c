@@ -1,4 +1,4 @@
-/* xen/multicall.c against a fake Xen that records what it was asked to
+/* xen/pv/multicall.c against a fake Xen that records what it was asked to
  * do: queueing, consecutive requests extending one entry, flushing when
  * full, and a refused update reported with the pte it was for. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "xen/multicall.h"
+#include "xen/pv/multicall.h"
 
 #define PTE_MADDR(i) (0x7000000ULL + 8 * (i)) /* machine address of pte i */
 #define PTE_VA(i) (0x2000000ULL + 8 * (i))    /* where the kernel reads it */

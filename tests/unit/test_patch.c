@@ -1,5 +1,5 @@
 /* pv/patch.c with the native (arch/x86/native/patch.c) and Xen
- * (xen/patch.c) backends: exact bytes written into a buffer standing
+ * (xen/pv/patch.c) backends: exact bytes written into a buffer standing
  * for text at a given address, NOP padding, rip-relative arithmetic, and
  * the refusal of every kind of bad descriptor. */
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include "arch/x86/native/patch.h"
 #include "pv/patch.h"
 #include "pv/site.h"
-#include "xen/patch.h"
+#include "xen/pv/patch.h"
 
 #define TEXT_START 0x101000ull
 #define TEXT_LEN 64

@@ -22,7 +22,7 @@ UNIT_TESTS += clock_scale
 UNIT_SRCS_clock_scale := kernel/clock_scale.c
 
 UNIT_TESTS += patch
-UNIT_SRCS_patch := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/patch.c \
+UNIT_SRCS_patch := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/pv/patch.c \
 	kernel/printf.c
 
 UNIT_TESTS += xen_time
@@ -61,7 +61,7 @@ UNIT_SRCS_vma := mm/vma.c
 
 # Xen is faked in the test: it runs the queued calls and can refuse one.
 UNIT_TESTS += multicall
-UNIT_SRCS_multicall := xen/multicall.c
+UNIT_SRCS_multicall := xen/pv/multicall.c
 
 # kprintf is captured in the test: per-op figures and bench= parsing are real.
 UNIT_TESTS += bench

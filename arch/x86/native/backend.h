@@ -8,9 +8,10 @@
 
 PV_DECLARE_BACKEND(native)
 
-/* The entry paths, in C, called by boot/pvh.asm and boot/multiboot2.asm
- * in long mode with what the loader handed over (pvh.c, multiboot2.c). */
-__attribute__((noreturn)) void pvh_start(uint32_t start_info_pa, uint32_t unused);
+/* The entry paths, in C, in long mode with what the loader handed over:
+ * pvh.c's from arch/x86/pvh.c once it found no Xen beneath us, and
+ * multiboot2.c's from boot/multiboot2.asm. */
+__attribute__((noreturn)) void native_pvh_start(uint32_t start_info_pa);
 __attribute__((noreturn)) void multiboot2_start(uint32_t info_pa, uint32_t magic);
 
 /* install.c: the serial console, CPU tables and every ops table: what
@@ -21,8 +22,10 @@ void native_install(void);
  * the APIC timer against the PIT and hooks the timer vector. */
 void native_time_init(void);
 
-/* smp.c: a fixed IPI carrying vector to cpu. */
+/* smp.c: a fixed IPI carrying vector to cpu; and, for a CPU not started
+ * by native_start_cpu, which APIC is its. */
 void native_send_ipi_vector(unsigned cpu, uint8_t vector);
+void native_cpu_apic_id_set(unsigned cpu, uint8_t apic_id);
 
 /* mmu.c: hooks the TLB shootdown vector. */
 void native_shootdown_init(void);

@@ -32,7 +32,7 @@ const struct pv_backend *native_alt_site_backend(void)
 
 /* Tour 60: Installing a backend: one assignment per table.
  * Reading this function tells you everything the native backend changes;
- * `xen_install` in xen/install.c is its twin. Each table is filled from
+ * `xen_install` in xen/pv/install.c is its twin. Each table is filled from
  * the registry with the backend's native_<op> functions (`PV_TABLE`).
  * After this, no code asks which platform it runs on. */
 void native_install(void)

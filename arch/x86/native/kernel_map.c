@@ -1,8 +1,11 @@
-/* The native kernel map: identity-mapped RAM, W^X, guard pages unmapped.
+/* The native kernel map: identity-mapped RAM, W^X, guard pages unmapped,
+ * and the pages a hypervisor shares with us outside RAM (under Xen PVH,
+ * whose page tables are ours too).
  * Replaces the 2 MiB boot tables of boot/long_mode.asm: built aside through
  * the walker, then switched to. */
 #include <stdint.h>
 
+#include "arch/x86/boot_map.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/native/backend.h"
@@ -13,7 +16,7 @@
 #include "mm/kernel_map.h"
 #include "mm/pt_walk.h"
 
-#define BOOT_MAPPED_LIMIT (4ULL << 30) /* what the boot tables reach */
+#define BOOT_MAPPED_LIMIT BOOT_MAP_END /* what the boot tables reach */
 
 static uint64_t new_root;
 static uint64_t nx_bit;
@@ -86,6 +89,8 @@ void native_kernel_map_init(const struct boot_info *bi)
     map_kernel_region(__kernel_start, __rodata_start, PTE_P);
     map_kernel_region(__rodata_start, __data_start, PTE_P | nx_bit);
     map_kernel_region(__data_start, __kernel_end, PTE_P | PTE_W | nx_bit);
+    for (size_t i = 0; i < bi->nr_shared; i++)
+        map_page(bi->shared[i].base, PTE_P | PTE_W | nx_bit, 1);
     /* SDM 11.4.1: the APIC's registers are mapped strong uncacheable. */
     map_page(lapic_phys_base(), PTE_P | PTE_W | PTE_PCD | PTE_PWT | nx_bit, 1);
     __asm__ volatile("mov %0, %%cr3" : : "r"(new_root) : "memory");

@@ -5,21 +5,16 @@
  * then reads the CPU list from ACPI the same way. */
 #include <stdint.h>
 
+#include "arch/x86/boot_map.h"
 #include "arch/x86/native/backend.h"
 #include "kernel/acpi_parse.h"
 #include "kernel/boot_info.h"
 #include "kernel/exit.h"
 #include "kernel/mb2_parse.h"
 
-/* What the boot tables map (boot/long_mode.asm), as in pvh.c: the low
- * 4 GiB, less page 0's first bytes, to keep a null pointer out. */
-#define LOW_MAPPED_START 0x8ULL
-#define LOW_MAPPED_END (4ULL << 30)
-
 void multiboot2_start(uint32_t info_pa, uint32_t magic)
 {
-    const struct boot_mem low = {(const uint8_t *)(uintptr_t)LOW_MAPPED_START, LOW_MAPPED_START,
-                                 LOW_MAPPED_END - LOW_MAPPED_START};
+    const struct boot_mem low = boot_mem_low();
     const uint8_t *info = (const uint8_t *)(uintptr_t)info_pa;
     /* Multiboot2: the block starts with its own total size. */
     const size_t len = *(const uint32_t *)info;

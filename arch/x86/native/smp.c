@@ -222,6 +222,13 @@ __attribute__((noreturn)) static void native_ap_main(unsigned cpu)
     smp_cpu_main(cpu);
 }
 
+/* A CPU started another way (a Xen PVH vCPU) names its APIC, for the
+ * IPIs that go through the LAPIC. */
+void native_cpu_apic_id_set(unsigned cpu, uint8_t apic_id)
+{
+    cpu_apic_ids[cpu] = apic_id;
+}
+
 /* SDM 11.6.1: the level flag must be 1 for every mode but INIT de-assert. */
 void native_send_ipi_vector(unsigned cpu, uint8_t vector)
 {

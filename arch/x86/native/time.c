@@ -8,7 +8,6 @@
 #include "arch/x86/pic.h"
 #include "arch/x86/pit.h"
 #include "arch/x86/native/backend.h"
-#include "arch/x86/trap_frame.h"
 #include "kernel/clock_scale.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
@@ -70,15 +69,6 @@ static struct native_rates calibrate(void)
     return best;
 }
 
-/* The vector is an interrupt gate, so this runs with interrupts disabled
- * and a re-arm inside timer_interrupt() fires only after the iret. */
-static void on_lapic_timer(struct trap_frame *f)
-{
-    (void)f;
-    lapic_eoi();
-    timer_interrupt();
-}
-
 /* hz as MHz with one decimal, rounded: two arguments for "%lu.%lu". */
 #define MHZ_1DP(hz) ((hz) + 50000) / 1000000, ((hz) + 50000) / 100000 % 10
 
@@ -95,7 +85,7 @@ void native_time_init(void)
         panic("time: cannot scale a %lu Hz TSC to ns", r.tsc_hz);
     tsc_at_zero = rdtsc();
     lapic_timer_set_hz(r.apic_hz);
-    trap_set_handler(LAPIC_TIMER_VECTOR, on_lapic_timer);
+    lapic_timer_hook();
     kprintf("time: TSC %lu.%lu MHz, APIC timer %lu.%lu MHz bus, calibrated against the PIT\n",
             MHZ_1DP(r.tsc_hz), MHZ_1DP(r.apic_hz));
 }

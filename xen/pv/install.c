@@ -1,12 +1,12 @@
 /* Installing the Xen PV backend. */
 #include "pv/call.h"
-#include "xen/backend.h"
 #include "xen/events.h"
-#include "xen/patch.h"
+#include "xen/pv/backend.h"
+#include "xen/pv/patch.h"
 
 /* What the patcher asks for once the tables are installed: the irq ops
  * that fit their sites go inline, every other op becomes a direct call to
- * the callee-save entry its table slot holds (xen/patch.c has the encodings). */
+ * the callee-save entry its table slot holds (xen/pv/patch.c has the encodings). */
 const struct pv_backend *xen_site_backend(void)
 {
     static struct xen_patch_ctx ctx;
@@ -39,28 +39,31 @@ void xen_setup(void)
  * `PV_THUNKS` makes below. */
 void xen_install(void)
 {
+    /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
+     * CR2 from vcpu_info; the GS base by hypercall. First, as the per-CPU
+     * area is. */
+    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(xen, cpu);
+    percpu_init(0);
+    /* Page tables: mmu_update and mmuext_op, one at a time or batched in
+     * multicalls, or plain stores Xen traps (xen.mmu=); entries hold
+     * machine frames. The table early, as its memory model names frames
+     * to Xen: vCPU 0's vcpu_info moves into the per-CPU area. */
+    pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(xen, mmu);
+    xen_vcpu_info_register(0);
     /* Machine: dom0's console_io and exit through QEMU's isa-debug-exit,
      * or a domU's console ring and exit through xenstore and
      * SCHEDOP_shutdown; a panic can be reported from here on. */
-    /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
-     * CR2 from vcpu_info; the GS base by hypercall. First, as the per-CPU
-     * area is, with vCPU 0's vcpu_info moved into it. */
-    pv_cpu_ops = (struct pv_cpu_ops)PV_TABLE(xen, cpu);
-    percpu_init(0);
-    xen_vcpu_info_register(0);
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
-    pv_info = (struct pv_info){.name = "xen", .variant = xen_role_variant(), .caps = PV_CAP_XEN_PV};
+    pv_info = (struct pv_info){
+        .name = "xen", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
     xen_guest_init();
-    xen_traps_init();  /* exceptions reach trap_dispatch() */
-    xen_events_init(); /* upcall and failsafe callbacks, every port masked */
+    xen_traps_init();      /* exceptions reach trap_dispatch() */
+    xen_callbacks_init();  /* the upcall and failsafe callbacks */
+    xen_events_init(true); /* every port masked; irq_enable delivers what unmasking finds */
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
-    /* Page tables: mmu_update and mmuext_op, one at a time or batched in
-     * multicalls, or plain stores Xen traps (xen.mmu=); entries hold
-     * machine frames. */
     xen_mmu_init();
-    pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(xen, mmu);
     /* Patching: the mask store inline, direct calls elsewhere; text made
      * writable for a moment by update_va_mapping. */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(xen, patch);
@@ -69,7 +72,7 @@ void xen_install(void)
     /* vCPU 0's ports: its timer, the IPI that ends its SCHEDOP_block and
      * its lock kick port. Each other vCPU gets its own (xen/smp.c). */
     xen_cpu_ports_init(0);
-    xen_cpu_ports_unmask();
+    xen_cpu_ports_unmask(0);
     /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
     pv_lock_ops = xen_lock_ops;
 }

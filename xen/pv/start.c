@@ -7,16 +7,11 @@
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
-#include "xen/backend.h"
+#include "xen/pv/backend.h"
 #include "xen/hypercall.h"
-#include "xen/start_info.h"
+#include "xen/pv/start_info.h"
 
 #define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
-
-/* map_shared_info() replaces this page's frame with Xen's shared_info. */
-union xen_shared_info_page xen_shared_info_page
-    __attribute__((aligned(PAGE_SIZE), section(".bss.page_aligned")));
-_Static_assert(sizeof(xen_shared_info_page) == PAGE_SIZE, "shared_info must fit in one page");
 
 start_info_t *xen_start_info;
 
@@ -30,6 +25,36 @@ static void map_shared_info(uint64_t maddr)
              "update_va_mapping shared_info");
 }
 
+/* A page of ours the domain builder named by machine frame, at the
+ * virtual address of its pseudo-physical frame (Xen ABI: the builder maps
+ * the console and store pages in the bootstrap region); NULL if the frame
+ * does not map back to itself, so it is not ours. */
+static void *own_page(const start_info_t *si, uint64_t mfn)
+{
+    uint64_t pfn = mfn_to_pfn(mfn);
+
+    if (mfn == 0 || pfn >= si->nr_pages || pfn_to_mfn(pfn) != mfn)
+        return NULL;
+    return (void *)(pfn << 12);
+}
+
+/* What the code both Xen backends share needs of start_info. dom0's
+ * console fields describe the VGA console, not a ring. */
+static void read_domain(const start_info_t *si)
+{
+    xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
+    xen_domain.ports_need_iopl = true;
+    if (!xen_domain.dom0) {
+        xen_domain.console = own_page(si, si->console.domU.mfn);
+        xen_domain.console_port = si->console.domU.evtchn;
+    }
+    xen_domain.store = own_page(si, si->store_mfn);
+    xen_domain.store_port = si->store_evtchn;
+    if (!xen_domain.store)
+        xen_domain.store_problem = si->store_mfn ? "store_mfn is not a frame of this domain"
+                                                 : "no store page (store_mfn 0)";
+}
+
 void xen_guest_init(void)
 {
     const start_info_t *si = xen_start_info;
@@ -41,13 +66,11 @@ void xen_guest_init(void)
 
 static void print_xen_banner(const start_info_t *si)
 {
-    long version = HYPERVISOR_xen_version(XENVER_version, 0);
-    xen_extraversion_t extra = {0};
+    char version[48];
 
-    HYPERVISOR_xen_version(XENVER_extraversion, extra);
-    extra[sizeof(extra) - 1] = '\0';
-    kprintf("xen: Xen %ld.%ld%s, start_info magic \"%.32s\", %lu pages, flags 0x%x\n",
-            version >> 16, version & 0xffff, extra, si->magic, si->nr_pages, si->flags);
+    xen_version_string(version, sizeof(version));
+    kprintf("xen: %s, start_info magic \"%.32s\", %lu pages, flags 0x%x\n", version, si->magic,
+            si->nr_pages, si->flags);
 }
 
 void xen_start(start_info_t *si, uint64_t xen_stack_top)
@@ -59,6 +82,7 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
         __builtin_trap();
     xen_start_info = si;
+    read_domain(si);
     xen_install(); /* console first, then traps, events and every ops table */
     boot_info.method = BOOT_XEN_PV;
     err = xen_start_info_parse((const uint8_t *)si, sizeof(*si), (uint64_t)si,
@@ -66,6 +90,6 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     if (err)
         panic("xen: start_info at %p: %s", si, err);
     print_xen_banner(si);
-    xen_announce_role(); /* dom0, or a domU and its id */
+    xen_announce_role(si->flags & SIF_INITDOMAIN ? 0 : XEN_DOMID_UNKNOWN); /* and its id */
     kernel_main();
 }

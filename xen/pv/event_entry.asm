@@ -4,7 +4,7 @@
 ; void xen_failsafe(struct trap_frame *f);      never returns
 
 bits 64
-%include "xen/frame.inc"
+%include "xen/pv/frame.inc"
 
 extern xen_event_upcall
 extern xen_failsafe

@@ -1,4 +1,4 @@
-#include "xen/multicall.h"
+#include "xen/pv/multicall.h"
 
 #include <stddef.h>
 

@@ -13,7 +13,7 @@
 #include "pv/site.h"
 
 /* Where a field of this vCPU's vcpu_info sits from the GS base: the
- * vcpu_info lives in the per-CPU area (xen/cpu.c). */
+ * vcpu_info lives in the per-CPU area (xen/pv/cpu.c). */
 #define XEN_VCPU_GS(field) (offsetof(struct percpu, platform) + offsetof(struct vcpu_info, field))
 #define XEN_UPCALL_MASK_GS_OFFSET XEN_VCPU_GS(evtchn_upcall_mask)
 

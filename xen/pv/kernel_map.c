@@ -17,7 +17,7 @@
 #include "mm/kernel_map.h"
 #include "mm/pt_walk.h"
 #include "pv/mmu.h"
-#include "xen/backend.h"
+#include "xen/pv/backend.h"
 
 #define LEAF_TEXT (PTE_P | PTE_A)
 #define LEAF_RODATA (PTE_P | PTE_A | PTE_NX)

@@ -1,4 +1,4 @@
-#include "xen/start_info.h"
+#include "xen/pv/start_info.h"
 
 #include "kernel/string.h"
 #include "mm/pgtable.h"

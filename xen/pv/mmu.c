@@ -5,7 +5,7 @@
  *              emulation for PV guests): the slow path of 2008.
  *   hypercall  one mmu_update hypercall per pte.
  *   batch      in a lazy MMU section, updates and TLB flushes are queued
- *              in this vCPU's multicall buffer (xen/multicall.c) and issued
+ *              in this vCPU's multicall buffer (xen/pv/multicall.c) and issued
  *              at leave_lazy_mmu() or when it fills; outside one, at once.
  *   swap       batch, but an mprotect of a whole L1's worth of pages builds
  *              a new L1 and swaps it in with one mmu_update of the L2
@@ -27,9 +27,9 @@
 #include "kernel/printf.h"
 #include "mm/mm_stats.h"
 #include "mm/pgtable.h"
-#include "xen/backend.h"
+#include "xen/pv/backend.h"
 #include "xen/hypercall.h"
-#include "xen/multicall.h"
+#include "xen/pv/multicall.h"
 
 enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH, XEN_MMU_SWAP };
 

@@ -1,10 +1,10 @@
 ; Xen PV trap entry: one stub per exception vector (0-31), registered with
-; HYPERVISOR_set_trap_table (xen/traps.c). Each stub turns Xen's frame
-; into the native one (xen/frame.inc), so every trap reaches
+; HYPERVISOR_set_trap_table (xen/pv/traps.c). Each stub turns Xen's frame
+; into the native one (xen/pv/frame.inc), so every trap reaches
 ; trap_dispatch(struct trap_frame *) exactly as it does natively.
 
 bits 64
-%include "xen/frame.inc"
+%include "xen/pv/frame.inc"
 
 extern trap_dispatch
 

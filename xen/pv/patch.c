@@ -1,4 +1,4 @@
-#include "xen/patch.h"
+#include "xen/pv/patch.h"
 
 #define MOVB_GS_IMM8_LEN 9 /* 65 prefix, C6 /0, ModRM 04, SIB 25, disp32, imm8 */
 #define SAVE_FL_LEN 11     /* cmpb $1, %gs:disp32 (9 bytes); sbb %eax, %eax (2) */
@@ -81,7 +81,7 @@ static void emit_irq_enable(struct pv_replacement *out, uint64_t force_upcall)
 }
 
 /* restore_fl: the bit test that a call's padding would otherwise waste,
- * then the rest out of line (xen_pv_restore_fl_cf in xen/irq.c). Inline
+ * then the rest out of line (xen_pv_restore_fl_cf in xen/pv/irq.c). Inline
  * it all would take 30 bytes, and restore_fl's native forms are rewritten
  * while other CPUs run (pv/live_patch.c). */
 static void emit_restore_fl(struct pv_replacement *out, uint64_t restore_fl_cf)

@@ -8,7 +8,7 @@
 #include "mm/kernel_map.h"
 #include "mm/pgtable.h"
 #include "pv/irq.h"
-#include "xen/backend.h"
+#include "xen/pv/backend.h"
 #include "xen/hypercall.h"
 
 static void poke_in_page(uint8_t *addr, const uint8_t *bytes, size_t len)

@@ -9,7 +9,7 @@
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
 #include "pv/patch.h"
-#include "xen/backend.h"
+#include "xen/pv/backend.h"
 #include "xen/hypercall.h"
 
 extern const struct xen_hypercall_site __xen_hypercall_sites_start[], __xen_hypercall_sites_end[];

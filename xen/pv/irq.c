@@ -1,18 +1,18 @@
 /* Xen's interrupt-flag ops: vcpu_info's evtchn_upcall_mask stands in for
  * RFLAGS.IF, and an upcall stands in for an interrupt. Each runs behind a
- * callee-save thunk (PV_THUNKS in xen/install.c), as a call site expects
+ * callee-save thunk (PV_THUNKS in xen/pv/install.c), as a call site expects
  * of every op; patched, irq_disable, save_fl and irq_enable are inline
- * (xen/patch.c) and restore_fl calls an entry written by hand. */
+ * (xen/pv/patch.c) and restore_fl calls an entry written by hand. */
 #include "pv/call.h"
-#include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
-#include "xen/patch.h"
+#include "xen/pv/backend.h"
+#include "xen/pv/patch.h"
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /* These touch a byte of this vCPU's vcpu_info in one %gs-relative
- * instruction each (XEN_VCPU_GS, xen/patch.h): a thread moved to another
+ * instruction each (XEN_VCPU_GS, xen/pv/patch.h): a thread moved to another
  * vCPU between finding its vcpu_info and touching it would touch the old
  * vCPU's mask. */
 static void set_upcall_mask(uint8_t masked)
@@ -62,6 +62,11 @@ void xen_irq_enable(void)
         xen_force_upcall();
 }
 
+void xen_force_upcall(void)
+{
+    HYPERVISOR_xen_version(XENVER_version, 0);
+}
+
 /* The rare path of a patched irq_enable or restore_fl: behind a thunk,
  * since the site expects every register kept. */
 PV_THUNK_NONE(xen_pv_force_upcall, xen_force_upcall);
@@ -72,7 +77,7 @@ _Static_assert(offsetof(struct vcpu_info, evtchn_upcall_mask) ==
                "mask must follow pending");
 
 /* What a patched restore_fl calls once its `bt $9, %edi` has set CF to
- * flags.IF (xen/patch.c): xen_restore_fl by hand, touching only flags, so
+ * flags.IF (xen/pv/patch.c): xen_restore_fl by hand, touching only flags, so
  * it needs no thunk (as Linux's "direct" Xen irq ops). setnc stores the
  * mask as the opposite of IF; then, as in xen_irq_enable, a pending event
  * is delivered through a hypercall, and `cmpw $1` on the pending/mask

@@ -1,4 +1,4 @@
-; Where a secondary vCPU starts (xen/smp.c): VCPUOP_initialise's context
+; Where a secondary vCPU starts (xen/pv/smp.c): VCPUOP_initialise's context
 ; puts it here in long mode, in guest kernel mode, on its idle thread's
 ; stack, with rdi = its number and events masked in its vcpu_info.
 ;

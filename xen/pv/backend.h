@@ -1,0 +1,78 @@
+/* The Xen PV backend's table of contents: what only a PV guest has (the
+ * start_info page, the two frame-number tables, the virtual IDT, the
+ * event mask standing in for RFLAGS.IF, page tables written through Xen)
+ * and every function its files share. The ops themselves, xen_<op>, are
+ * declared from the registry; those both Xen backends use are in
+ * xen/backend.h. */
+#ifndef XEN_PV_BACKEND_H
+#define XEN_PV_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xen/backend.h"
+
+PV_DECLARE_BACKEND(xen)
+
+extern start_info_t *xen_start_info;
+
+/* Pseudo-physical frame -> machine frame: the table Xen built for us
+ * (start_info->mfn_list). */
+static inline uint64_t pfn_to_mfn(uint64_t pfn)
+{
+    return ((const xen_pfn_t *)xen_start_info->mfn_list)[pfn];
+}
+
+/* Machine frame -> pseudo-physical frame: Xen's read-only
+ * machine_to_phys table, mapped in every PV guest at MACH2PHYS_VIRT_START. */
+static inline uint64_t mfn_to_pfn(uint64_t mfn)
+{
+    return ((const unsigned long *)MACH2PHYS_VIRT_START)[mfn];
+}
+
+/* With VIRT_BASE 0 a pseudo-physical address is its own virtual address. */
+static inline uint64_t virt_to_maddr(const void *va)
+{
+    uint64_t a = (uint64_t)va;
+
+    return (pfn_to_mfn(a >> 12) << 12) | (a & 0xfff);
+}
+
+/* The entry path, in C (start.c), called by boot/xen_pv.asm on the boot
+ * stack with Xen's start_info and the top of Xen's bootstrap stack. */
+__attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
+
+/* Bring-up, in the order xen_install() (install.c) runs it. */
+void xen_guest_init(void); /* start.c: start_info's magic checked, shared_info mapped */
+void xen_traps_init(void); /* traps.c: the virtual IDT */
+/* traps.c: the same virtual IDT in another vCPU's VCPUOP_initialise context. */
+void xen_traps_context(struct vcpu_guest_context *c);
+void xen_callbacks_init(void); /* traps.c: the upcall and failsafe callbacks */
+void xen_install(void);        /* install.c: all of the above, then every ops table */
+
+/* traps.c: the upcall and failsafe callbacks for another vCPU's
+ * VCPUOP_initialise context; vCPU 0 registers its own. */
+void xen_callbacks_context(struct vcpu_guest_context *c);
+/* irq.c: makes Xen deliver a pending upcall now (it checks on every
+ * return from a hypercall); and the same behind a callee-save thunk, the
+ * rare path of a patched irq_enable or restore_fl. */
+void xen_force_upcall(void);
+void xen_pv_force_upcall(void);
+/* irq.c: the rest of a patched restore_fl, entered with CF = flags.IF and
+ * keeping every register; never called from C. */
+void xen_pv_restore_fl_cf(void);
+
+/* mmu.c: the multicall buffers and CR3's value, before the table is used;
+ * and, once xen.mmu= is read, what the chosen mode needs from Xen. */
+void xen_mmu_init(void);
+void xen_mmu_setup(void);
+/* hypercall_sites.c: every hypercall site rewritten as xen.hypercall= says. */
+void xen_hypercall_setup(void);
+/* mmu.c: cpu starts on this vCPU's top-level table; returns its machine address. */
+uint64_t xen_mmu_cpu_init(unsigned cpu);
+/* mmu.c: while on, this vCPU's mmu_updates and mmuext_ops are built and
+ * queued as usual but never reach Xen (they report success): for
+ * measuring the guest's share of a batch. Call with events masked. */
+void xen_mmu_withhold(bool on);
+
+#endif
