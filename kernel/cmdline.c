@@ -24,6 +24,7 @@ struct reporter {
     cmdline_report_fn report;
     void *ctx;
     int problems;
+    unsigned caps; /* what the platform offers, against each option's needs */
 };
 
 static void line_add(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -131,7 +132,7 @@ static void report_bad_value(struct reporter *r, const struct option *opt, struc
     line_add_slice(&l, value);
     line_add(&l, "' for %s (accepted: ", opt->key);
     line_add_accepted(&l, opt);
-    line_add(&l, "), keeping default");
+    line_add(&l, ")");
     line_send(&l, r);
 }
 
@@ -141,7 +142,15 @@ static void report_needs_value(struct reporter *r, const struct option *opt)
 
     line_add(&l, "cmdline: option %s needs a value (accepted: ", opt->key);
     line_add_accepted(&l, opt);
-    line_add(&l, "), keeping default");
+    line_add(&l, ")");
+    line_send(&l, r);
+}
+
+static void report_not_here(struct reporter *r, const struct option *opt)
+{
+    struct line l = {.len = 0, .truncated = false};
+
+    line_add(&l, "cmdline: option %s does not apply to this platform", opt->key);
     line_send(&l, r);
 }
 
@@ -314,6 +323,8 @@ static void handle_token(struct reporter *r, struct slice token, const struct op
 
     if (!opt)
         report_unknown(r, key, opts, nopts);
+    else if (opt->needs & ~r->caps)
+        report_not_here(r, opt);
     else if (!has_value && opt->type == OPT_BOOL)
         *(bool *)opt->value = true;
     else if (!has_value)
@@ -341,10 +352,10 @@ static bool next_token(const char **cursor, struct slice *token)
     return token->len > 0;
 }
 
-int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
+int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts, unsigned caps,
                   cmdline_report_fn report, void *ctx)
 {
-    struct reporter r = {.report = report, .ctx = ctx, .problems = 0};
+    struct reporter r = {.report = report, .ctx = ctx, .problems = 0, .caps = caps};
     const char *cursor = cmdline ? cmdline : "";
     struct slice token;
 

@@ -19,14 +19,17 @@ struct option {
     const char *const *choices; /* OPT_ENUM: NULL-terminated list of accepted words */
     size_t size;                /* OPT_STRING: buffer size incl. NUL */
     const char *help;           /* one short phrase */
+    unsigned needs; /* what the platform must offer (PV_CAP_*) for it to apply; 0: everywhere */
 };
 
 /* Gets one complete line per problem, without a trailing newline. */
 typedef void (*cmdline_report_fn)(const char *line, void *ctx);
 
-/* Sets each known option named on the command line. A problem is reported
- * and leaves its option at its previous value; returns the problem count. */
-int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts,
+/* Sets each known option named on the command line. A problem (an unknown
+ * key, a bad value, an option whose needs the platform's caps lack) is
+ * reported and leaves its option at its previous value; returns the
+ * problem count. */
+int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts, unsigned caps,
                   cmdline_report_fn report, void *ctx);
 
 /* s[0..len) for a terminal: printable ASCII as it is, but ', " and \
@@ -55,5 +58,11 @@ extern const struct option __start_options[], __stop_options[];
     OPTION_DEFINE_(var_, int, key_, OPT_ENUM, help_, .choices = (choices_))
 #define OPTION_STRING(var_, key_, help_)                                                           \
     OPTION_DEFINE_(var_, char[sizeof(var_)], key_, OPT_STRING, help_, .size = sizeof(var_))
+/* The same for an option that applies only where the platform offers
+ * needs_ (PV_CAP_*, pv/ops.h): elsewhere naming it is a problem. */
+#define OPTION_BOOL_WHERE(needs_, var_, key_, help_)                                               \
+    OPTION_DEFINE_(var_, bool, key_, OPT_BOOL, help_, .needs = (needs_))
+#define OPTION_ENUM_WHERE(needs_, var_, key_, choices_, help_)                                     \
+    OPTION_DEFINE_(var_, int, key_, OPT_ENUM, help_, .choices = (choices_), .needs = (needs_))
 
 #endif

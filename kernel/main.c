@@ -8,6 +8,7 @@
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
 #include "kernel/main.h"
+#include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -19,20 +20,39 @@
 #include "pv/ops.h"
 #include "pv/patch.h"
 
+#define OPTION_VERDICT_MAX 160
+
+/* The first problem's line, up to its parenthesis (the accepted values,
+ * the known keys), is the verdict's reason when it is the only one. */
 static void report_option_error(const char *line, void *ctx)
 {
-    (void)ctx;
+    char *first = ctx;
+    const char *paren = strchr(line, '(');
+    int len = paren && paren > line ? (int)(paren - line) - 1 : (int)strlen(line);
+
     kprintf("%s\n", line);
+    if (!first[0])
+        ksnprintf(first, OPTION_VERDICT_MAX, "%.*s", len, line);
 }
 
+/* An option the run cannot honour ends it: a mistyped key or value, or
+ * one for another platform, would otherwise pass as some other experiment. */
 static void options_init(const struct boot_info *bi)
 {
-    static char shown[4 * BOOT_CMDLINE_MAX];
+    static char shown[4 * BOOT_CMDLINE_MAX], first[OPTION_VERDICT_MAX];
+    int problems;
 
     cmdline_escape(shown, sizeof(shown), bi->cmdline, strlen(bi->cmdline));
     kprintf("cmdline: \"%s\"%s\n", shown, bi->cmdline_truncated ? " (truncated)" : "");
-    cmdline_parse(bi->cmdline, __start_options, (size_t)(__stop_options - __start_options),
-                  report_option_error, 0);
+    problems =
+        cmdline_parse(bi->cmdline, __start_options, (size_t)(__stop_options - __start_options),
+                      pv_info.caps, report_option_error, first);
+    if (problems == 1)
+        kernel_exit(EXIT_FAILURE, first);
+    if (problems > 1) {
+        ksnprintf(first, sizeof(first), "cmdline: %d problems, each above", problems);
+        kernel_exit(EXIT_FAILURE, first);
+    }
 }
 
 /* The processor brand string (CPUID 0x80000002..4), as this platform shows it. */

@@ -61,7 +61,7 @@ extern struct pv_patch_ops pv_patch_ops;
  * in results, and the capabilities code may ask for instead of comparing
  * names. */
 struct pv_info {
-    const char *name;    /* "native" or "xen" */
+    const char *name;    /* "native", "xen" (PV) or "xen-pvh" */
     const char *variant; /* "domu" for a Xen domU; 0 for the reference guest */
     unsigned caps;       /* PV_CAP_* */
 };
@@ -69,6 +69,7 @@ struct pv_info {
 #define PV_CAP_XEN (1u << 0)     /* a Xen guest, PV or PVH: hypercalls and event channels work */
 #define PV_CAP_XEN_PV (1u << 1)  /* a Xen PV guest: Xen writes its page tables (xen.mmu=) */
 #define PV_CAP_XEN_PVH (1u << 2) /* a Xen PVH guest: the hardware's or Xen's way, per op */
+#define PV_CAP_NATIVE_SITES (1u << 3) /* sites take the native forms: natively and under PVH */
 
 extern struct pv_info pv_info;
 

@@ -33,6 +33,11 @@ PASS = r"^patchbay: PASS$"
 FAIL = r"^patchbay: FAIL "
 # A clean run shows no fault and no failure anywhere.
 CLEAN = [r"trap: #", r"patchbay: FAIL", r"panic: "]
+# An option the kernel cannot honour ends the run before anything else
+# runs: the verdict is the one problem's line, up to its parenthesis, or
+# the count of problems.
+CMDLINE_FAIL = r"^patchbay: FAIL cmdline: "
+NOT_RUN = [r"trap: #", r"panic: ", r"^fault: committing", PASS]
 MEM = r"^mem: \d+ MiB usable in \d+ ranges, \d+ frames free"
 
 # The time self-test (kernel/selftest_time.c) runs on every platform; it
@@ -116,14 +121,17 @@ CASES = [
 
     dict(name="bad-cmdline", cmdline="bogus=1 fault=banana",
          expect=[r"^cmdline: unknown option 'bogus' \(known: ",
-                 r"^cmdline: bad value 'banana' for fault \(accepted: .*\), keeping default"],
-         reject=CLEAN + [r"^fault: committing"],
-         last_line=PASS, status=0),
+                 r"^cmdline: bad value 'banana' for fault \(accepted: .*\)$"],
+         reject=NOT_RUN, last_line=CMDLINE_FAIL + r"2 problems, each above$", status="fail"),
+    dict(name="bad-value", cmdline="fault=banana",
+         expect=[r"^cmdline: bad value 'banana' for fault \(accepted: .*\)$"],
+         reject=NOT_RUN, last_line=CMDLINE_FAIL + r"bad value 'banana' for fault$", status="fail"),
     # The multiboot2 command line (GRUB) is read too.
     dict(name="iso-cmdline", args=["--iso"], cmdline="bogus=2",
          expect=[r"^patchbay: booting via native/multiboot2$",
                  r"^cmdline: unknown option 'bogus' \(known: "],
-         reject=CLEAN, last_line=PASS, status=0, timeout=ISO_TIMEOUT),
+         reject=NOT_RUN, last_line=CMDLINE_FAIL + r"unknown option 'bogus'$", status="fail",
+         timeout=ISO_TIMEOUT),
 
     # The same image as a 64-bit PV dom0 of Xen 4.17 (64 MiB unless told).
     clean_boot("xen-boot", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
@@ -151,13 +159,12 @@ CASES = [
          expect=[r"^patchbay: booting via xen-pv$",
                  r"^cmdline: \"bogus=3 fault=banana xen.hypercall=sysenter xen.pin=maybe\"$",
                  r"^cmdline: unknown option 'bogus' \(known: ",
-                 r"^cmdline: bad value 'banana' for fault \(accepted: .*\), keeping default",
-                 r"^cmdline: bad value 'sysenter' for xen.hypercall \(accepted: inline\|page\), "
-                 r"keeping default$",
-                 r"^cmdline: bad value 'maybe' for xen.pin \(accepted: .*\), keeping default$",
-                 r"^xen: hypercalls inline: "],
-         reject=CLEAN + [r"^fault: committing"],
-         last_line=PASS, status=0, timeout=XEN_TIMEOUT),
+                 r"^cmdline: bad value 'banana' for fault \(accepted: .*\)",
+                 r"^cmdline: bad value 'sysenter' for xen.hypercall \(accepted: inline\|page\)$",
+                 r"^cmdline: bad value 'maybe' for xen.pin \(accepted: .*\)$"],
+         reject=NOT_RUN + [r"^xen: hypercalls "],
+         last_line=CMDLINE_FAIL + r"4 problems, each above$", status="fail",
+         timeout=XEN_TIMEOUT),
     # Every hypercall site rewritten, as pv.trace=1 shows it: the NOP and
     # the call into the page's stub become mov $nr, %eax; syscall. Or,
     # with xen.hypercall=page, left calling the stubs.
@@ -428,25 +435,28 @@ def odd_echo(printable=ODD_PRINTABLE):
 ODD_ECHO = odd_echo()
 CASES += [
     dict(name="pvh-cmdline-4127", cmdline=long_line(4127),
-         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'], last_line=PASS),
+         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'],
+         last_line=CMDLINE_FAIL + r"unknown option 'bogus'$", status="fail"),
     refused("pvh-cmdline-4128", [], long_line(4128),
             r"the kernel command line is 4128 bytes; the PVH door delivers at most 4127"),
     refused("iso-cmdline-4128", ["--iso"], long_line(4128),
             r"the kernel command line is 4128 bytes; the ISO door delivers at most 4127"),
     # Xen keeps 1023 bytes of dom0's line; the kernel says it was cut.
     dict(name="xen-cmdline-4128", args=["--xen"], cmdline=long_line(4128),
-         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'], last_line=PASS,
-         timeout=XEN_TIMEOUT),
+         expect=[r'^cmdline: "bogus=a{1017}" \(truncated\)$'],
+         last_line=CMDLINE_FAIL + r"unknown option 'bogus'$", status="fail", timeout=XEN_TIMEOUT),
     refused("xen-cmdline-65537", ["--xen"], long_line(65537),
             r"the kernel command line is 65537 bytes; the Xen door delivers at most 65536"),
-    dict(name="pvh-cmdline-verbatim", cmdline=ODD_LINE, expect=[ODD_ECHO], last_line=PASS),
+    dict(name="pvh-cmdline-verbatim", cmdline=ODD_LINE, expect=[ODD_ECHO],
+         last_line=CMDLINE_FAIL, status="fail"),
     dict(name="iso-cmdline-verbatim", args=["--iso"], cmdline=ODD_LINE, expect=[ODD_ECHO],
-         last_line=PASS, timeout=ISO_TIMEOUT),
+         last_line=CMDLINE_FAIL, status="fail", timeout=ISO_TIMEOUT),
     refused("iso-cmdline-quote", ["--iso"], "a'b",
             r"""the ISO door \(GRUB\) cannot deliver "'" in the kernel command line"""),
     # Xen drops the spaces between the image name and dom0's line.
     dict(name="xen-cmdline-verbatim", args=["--xen"], cmdline=ODD_LINE.lstrip(" "),
-         expect=[odd_echo(ODD_PRINTABLE.lstrip(" "))], last_line=PASS, timeout=XEN_TIMEOUT),
+         expect=[odd_echo(ODD_PRINTABLE.lstrip(" "))], last_line=CMDLINE_FAIL, status="fail",
+         timeout=XEN_TIMEOUT),
     refused("xen-cmdline-leading-space", ["--xen"], " a",
             r"the Xen door drops the leading spaces of the kernel command line"),
 ]
@@ -459,15 +469,15 @@ CASES += [
     dict(name="cmdline-escapes-control-bytes", cmdline="\x1b[2Jfoo=1 q'u\"o",
          expect=[r'^cmdline: "\\x1b\[2Jfoo=1 q\\\'u\\"o"$',
                  r"^cmdline: unknown option '\\x1b\[2Jfoo' \(known: "],
-         last_line=PASS),
+         last_line=CMDLINE_FAIL + r"2 problems, each above$", status="fail"),
     dict(name="cmdline-long-key-keeps-known-list", cmdline="x" * 100 + "=1",
          expect=[r"^cmdline: unknown option 'x{61}\.\.\.' \(known: [a-z., _]*\bfault\b"
                  r"[a-z., _]*\)$"],
-         last_line=PASS),
+         last_line=CMDLINE_FAIL + r"unknown option 'x{61}\.\.\.'$", status="fail"),
     dict(name="cmdline-path-word-is-an-option", cmdline="/bogus fault=banana",
          expect=[r"^cmdline: unknown option '/bogus' \(known: ",
                  r"^cmdline: bad value 'banana' for fault"],
-         last_line=PASS),
+         last_line=CMDLINE_FAIL + r"2 problems, each above$", status="fail"),
 ]
 
 # Dumps that explain: a #DF from an overflowed stack shows CR2, the guard
@@ -510,7 +520,7 @@ CASES += [
             batched_reprotect, DOMU_TIMEOUT),
     # xl's extra= carries every byte, leading spaces too.
     dict(name="domu-cmdline-verbatim", args=["--domu"], cmdline=ODD_LINE, expect=[ODD_ECHO],
-         last_line=PASS, timeout=DOMU_TIMEOUT),
+         last_line=CMDLINE_FAIL, status=1, timeout=DOMU_TIMEOUT),
     refused("domu-cmdline-65537", ["--domu"], long_line(65537),
             r"the kernel command line is 65537 bytes; the domU door delivers at most 65536"),
     # An image the domain builder refuses: the toolstack's failure, named.

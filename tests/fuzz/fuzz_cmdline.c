@@ -136,7 +136,7 @@ static void parse_with(const char *cmdline, size_t nopts)
     int lines = 0, problems;
 
     reset_values();
-    problems = cmdline_parse(cmdline, opts, nopts, check_line, &lines);
+    problems = cmdline_parse(cmdline, opts, nopts, ~0u, check_line, &lines);
     FUZZ_CHECK(problems == lines);
     check_values();
 }
@@ -198,7 +198,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     reset_values();
-    FUZZ_CHECK(cmdline_parse("pv.patch wl.pages=0x10 fault=ud mem=2G name=abc", opts, NOPTS,
+    FUZZ_CHECK(cmdline_parse("pv.patch wl.pages=0x10 fault=ud mem=2G name=abc", opts, NOPTS, ~0u,
                              check_line, &lines) == 0);
     FUZZ_CHECK(lines == 0 && flag_a && u_pages == 16 && e_fault == 2 && u_mem == 2ull << 30 &&
                strcmp(s_name.buf, "abc") == 0);

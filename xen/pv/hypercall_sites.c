@@ -19,8 +19,8 @@ extern const struct xen_hypercall_site __xen_hypercall_sites_start[], __xen_hype
 enum { HYPERCALL_INLINE, HYPERCALL_PAGE };
 static const char *const hypercall_modes[] = {"inline", "page", 0};
 static int hypercall_mode = HYPERCALL_INLINE;
-OPTION_ENUM(hypercall_mode, "xen.hypercall", hypercall_modes,
-            "hypercalls as an inline syscall at each site, or calls into the hypercall page");
+OPTION_ENUM_WHERE(PV_CAP_XEN_PV, hypercall_mode, "xen.hypercall", hypercall_modes,
+                  "hypercalls as an inline syscall at each site, or calls into the hypercall page");
 
 /* Only a site still in its assembled form is rewritten: inside the text,
  * and a call that reaches its hypercall's stub, so a stale or corrupt

@@ -114,8 +114,8 @@ static uint64_t ram_end_of(const struct boot_info *bi)
  * guard page, which Xen must refuse (a page table is never writable); the
  * refusal must end the run with a one-line report naming the pte. */
 static bool refused_update_test;
-OPTION_BOOL(refused_update_test, "xen.refused_update",
-            "test: request a pte update Xen must refuse, which must end the run");
+OPTION_BOOL_WHERE(PV_CAP_XEN_PV, refused_update_test, "xen.refused_update",
+                  "test: request a pte update Xen must refuse, which must end the run");
 
 static void request_refused_update(void)
 {

@@ -35,12 +35,13 @@ enum xen_mmu_mode { XEN_MMU_TRAP, XEN_MMU_HYPERCALL, XEN_MMU_BATCH, XEN_MMU_SWAP
 
 static const char *const mode_names[] = {"trap", "hypercall", "batch", "swap", 0};
 static int mmu_mode = XEN_MMU_BATCH;
-OPTION_ENUM(mmu_mode, "xen.mmu", mode_names, "how pte updates reach Xen");
+OPTION_ENUM_WHERE(PV_CAP_XEN_PV, mmu_mode, "xen.mmu", mode_names, "how pte updates reach Xen");
 static bool preserve_ad_wanted = true;
-OPTION_BOOL(preserve_ad_wanted, "xen.preserve_ad",
-            "commit ptes with MMU_PT_UPDATE_PRESERVE_AD when Xen offers it");
+OPTION_BOOL_WHERE(PV_CAP_XEN_PV, preserve_ad_wanted, "xen.preserve_ad",
+                  "commit ptes with MMU_PT_UPDATE_PRESERVE_AD when Xen offers it");
 static bool pin_tables;
-OPTION_BOOL(pin_tables, "xen.pin", "pin each new page table (MMUEXT_PIN_L*_TABLE) as it is made");
+OPTION_BOOL_WHERE(PV_CAP_XEN_PV, pin_tables, "xen.pin",
+                  "pin each new page table (MMUEXT_PIN_L*_TABLE) as it is made");
 
 /* Set by xen_mmu_setup(): commits keep A/D through Xen, so start
  * need not clear the entry. Never in trap mode, which has no hypercall. */

@@ -14,18 +14,20 @@
 enum { TIMER_PV, TIMER_LAPIC };
 static const char *const timer_choices[] = {"pv", "lapic", 0};
 static int timer_choice = TIMER_PV;
-OPTION_ENUM(timer_choice, "xen.timer", timer_choices,
-            "PVH: Xen's one-shot timer (VCPUOP_set_singleshot_timer) or the emulated LAPIC timer");
+OPTION_ENUM_WHERE(
+    PV_CAP_XEN_PVH, timer_choice, "xen.timer", timer_choices,
+    "PVH: Xen's one-shot timer (VCPUOP_set_singleshot_timer) or the emulated LAPIC timer");
 enum { IPI_EVTCHN, IPI_LAPIC };
 static const char *const ipi_choices[] = {"evtchn", "lapic", 0};
 static int ipi_choice = IPI_EVTCHN;
-OPTION_ENUM(ipi_choice, "xen.ipi", ipi_choices,
-            "PVH: IPIs as event channels (EVTCHNOP_send) or through the emulated LAPIC's ICR");
+OPTION_ENUM_WHERE(
+    PV_CAP_XEN_PVH, ipi_choice, "xen.ipi", ipi_choices,
+    "PVH: IPIs as event channels (EVTCHNOP_send) or through the emulated LAPIC's ICR");
 enum { SHOOTDOWN_HYPERCALL, SHOOTDOWN_IPI };
 static const char *const shootdown_choices[] = {"hypercall", "ipi", 0};
 static int shootdown_choice = SHOOTDOWN_HYPERCALL;
-OPTION_ENUM(shootdown_choice, "xen.shootdown", shootdown_choices,
-            "PVH: TLB shootdowns by HVMOP_flush_tlbs or by an IPI to each vCPU");
+OPTION_ENUM_WHERE(PV_CAP_XEN_PVH, shootdown_choice, "xen.shootdown", shootdown_choices,
+                  "PVH: TLB shootdowns by HVMOP_flush_tlbs or by an IPI to each vCPU");
 
 /* Xen ABI: XENMAPSPACE_shared_info puts Xen's shared_info frame at a
  * guest frame of ours (HAP maps it; no page-table entry of ours changes). */
@@ -91,8 +93,9 @@ void xen_pvh_install(void)
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops){
         .console_write = xen_console_write, .exit = xen_exit, .setup = xen_pvh_setup};
-    pv_info = (struct pv_info){
-        .name = "xen-pvh", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PVH};
+    pv_info = (struct pv_info){.name = "xen-pvh",
+                               .variant = xen_role_variant(),
+                               .caps = PV_CAP_XEN | PV_CAP_XEN_PVH | PV_CAP_NATIVE_SITES};
     /* Events: every port masked; they arrive on the callback vector. */
     xen_events_init(false);
     xen_pvh_callback_init();

@@ -11,8 +11,8 @@
  * conditional sti, avoiding popf's cost. */
 static const char *const restore_fl_choices[] = {"popf", "condsti", 0};
 static int restore_fl_choice;
-OPTION_ENUM(restore_fl_choice, "pv.restore_fl", restore_fl_choices,
-            "native restore_fl template: push;popf or test;jz;sti");
+OPTION_ENUM_WHERE(PV_CAP_NATIVE_SITES, restore_fl_choice, "pv.restore_fl", restore_fl_choices,
+                  "native restore_fl template: push;popf or test;jz;sti");
 
 /* Asked once the options are read: the template pv.restore_fl chose. */
 const struct pv_backend *native_site_backend(void)
@@ -40,7 +40,7 @@ void native_install(void)
     serial_init();
     /* Machine: COM1, and QEMU's isa-debug-exit to end the run. */
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(native, machine);
-    pv_info = (struct pv_info){.name = "native", .caps = 0};
+    pv_info = (struct pv_info){.name = "native", .caps = PV_CAP_NATIVE_SITES};
     descriptors_init_native();
     /* CPU: the cpuid instruction, CR2 and the GS base MSR, which points
      * at the boot CPU's per-CPU area from here on. */
