@@ -29,7 +29,7 @@ struct e820_entry {
  * then nothing can be said: a page left unfilled ends at a trap. */
 static void hypercall_page_init(uint32_t base)
 {
-    wrmsr(native_cpuid(base + 2, 0).ebx, (uint64_t)hypercall_page);
+    wrmsr(cpuid(base + 2, 0).ebx, (uint64_t)hypercall_page);
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
         __builtin_trap();
 }
@@ -104,7 +104,7 @@ static void memory_map_from_xen(struct boot_info *bi)
  * its flag says so. */
 static unsigned cpuid_domid(uint32_t base)
 {
-    struct cpuid_result r = native_cpuid(base + 4, 0);
+    struct cpuid_regs r = cpuid(base + 4, 0);
 
     if (xen_domain.dom0)
         return 0;
