@@ -5,9 +5,11 @@
  * interrupts every CPU and waits until each has serialized. */
 #include "bench/bench.h"
 #include "bench/loop.h"
+#include "kernel/smp.h"
 #include "pv/static_call.h"
 
 #define RETARGET_ITERS 200
+#define SYNC_ITERS 200
 
 static int retarget_even(void)
 {
@@ -43,3 +45,17 @@ static uint64_t measure_retarget(uint64_t n)
 BENCH_DEFINE(static_call_retarget, patching,
              "`static_call_update()`: one live patch of a 5-byte jmp, syncing every CPU on SMP",
              .iters = RETARGET_ITERS, .measure = measure_retarget, .check = check_retarget);
+
+/* ---- smp_sync: what each of a live patch's syncs costs, the IPIs alone:
+ * one to every CPU, the caller's own included, and a wait until each has
+ * answered (natively through the LAPIC, under Xen an event channel each,
+ * under PVH either: xen.ipi=). */
+
+static uint64_t measure_smp_sync(uint64_t n)
+{
+    return BENCH_TIME_LOOP(n, smp_sync_cores());
+}
+
+BENCH_DEFINE(smp_sync, patching,
+             "`smp_sync_cores()`: an IPI to every CPU and a wait until each has serialized",
+             .iters = SYNC_ITERS, .subtract_loop = true, .measure = measure_smp_sync);

@@ -59,6 +59,11 @@ void timer_arm(uint64_t deadline_ns)
     pv_time_ops.timer_oneshot(deadline_ns);
 }
 
+uint64_t timer_deadline(void)
+{
+    return oneshot[cpu_index()].armed ? oneshot[cpu_index()].deadline : 0;
+}
+
 void timer_set_callback(void (*fn)(void))
 {
     static_call_update(timer_callback, fn ? fn : timer_callback_none);

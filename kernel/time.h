@@ -28,6 +28,10 @@ bool tsc_counts_every_cpu(void);
  * deadline. Call with interrupts disabled or from the callback. */
 void timer_arm(uint64_t deadline_ns);
 
+/* This CPU's armed deadline, 0 if none: what a benchmark that arms the
+ * timer again and again puts back afterwards. Interrupts disabled. */
+uint64_t timer_deadline(void);
+
 /* The function the timer runs, in interrupt context with interrupts
  * disabled; it may call timer_arm() again. NULL runs nothing. */
 void timer_set_callback(void (*fn)(void));
