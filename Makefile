@@ -37,7 +37,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu tour check test unit-test boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh tour check test unit-test boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
@@ -94,6 +94,9 @@ run-xen: $(IMAGE)
 run-domu: $(IMAGE)
 	tools/run --domu
 
+run-pvh: $(IMAGE)
+	tools/run --xen --pvh
+
 include tests/unit/unit.mk
 include tools/tools.mk
 include tools/explore.mk
@@ -116,11 +119,13 @@ tour:
 
 # Xen's readnotes on the image; the domU door's package cache (a damaged
 # or missing .deb is caught and fetched again) and a domU that crashes
-# before it can leave a verdict.
+# before it can leave a verdict; a PVH dom0 and domU that triple-fault at
+# their entry.
 xen-test: $(IMAGE)
 	tests/xen/test_readnotes.sh $(IMAGE)
 	tests/domu/test_fetch_domu.sh
 	tests/domu/test_domu_crash.sh $(IMAGE)
+	tests/xen/test_pvh_crash.sh $(IMAGE)
 
 # Every benchmark the image registers, in every configuration
 # (tools/bench_configs.py), both builds: build/bench/results.json and

@@ -1,4 +1,5 @@
-"""tools/run --domu: the kernel as an unprivileged PV domU. Xen runs
+"""tools/run --domu: the kernel as an unprivileged PV domU (with --pvh, a
+PVH one). Xen runs
 Debian's Linux as dom0 (tools/fetch-domu fetches it into $BUILD/domu/),
 whose /init (tools/domu/init) starts the toolstack, runs `xl create` of
 the image and relays the domU's console, each line behind DOMU_PREFIX.
@@ -18,7 +19,7 @@ import sys
 from run_common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, ROOT, STATUS_DOM0_FAILED,
                         STATUS_DOMU_NO_VERDICT, STATUS_NO_EXIT, STATUS_TIMEOUT, VERDICT,
                         build_dir, fail, guest_image, in_workdir, qemu_error)
-from run_xen import XEN_END, fetch_xen, xen_crash_reason, xen_verdict
+from run_xen import XEN_END, fetch_xen, pvh_unsupported, xen_ended_domain, xen_verdict
 
 # dom0's /init relays each line of the domU's console with DOMU_PREFIX and
 # ends with DOMU_END_LINE, the status it writes to isa-debug-exit and where
@@ -67,7 +68,8 @@ def domu_config(args):
     """The domU's xl config: tools/domu/domu.cfg with its @...@ fields filled in."""
     with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
         template = f.read()
-    fields = {b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
+    fields = {b"@TYPE@": b"pvh" if args.pvh else b"pv",
+              b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
               b"@MEMORY@": b"%d" % args.domu_mem,
               b"@VCPUS@": b"%d" % args.smp}
     return re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
@@ -198,26 +200,30 @@ def domu_outcome(args, image, status, end, errors, data):
     v = status >> 1
     if status > 0 and status & 1 and (v <= KERNEL_STATUS_MAX or v in (
             STATUS_DOMU_NO_VERDICT, STATUS_DOM0_FAILED)):
-        return domu_exit(v, DOMU_END_LINE.findall(text), domu, text, image)
+        return domu_exit(v, DOMU_END_LINE.findall(text), domu, text, image, args.pvh)
     return (STATUS_NO_EXIT, "QEMU ended without a kernel exit",
             "QEMU exited with status %d without a kernel exit "
             "(crash, reset or triple fault?)" % status)
 
 
-def domu_exit(v, ends, domu, text, image):
+def domu_exit(v, ends, domu, text, image, pvh):
     """domu_outcome() of a run dom0's /init ended with status v, after its
-    end lines ends; domu is the domU's console, text all of it."""
+    end lines ends; domu is the domU's console, text all of it; pvh: the
+    domU was to be a PVH guest."""
     source, why = ends[-1][1:] if ends else ("", "")
     if v == STATUS_DOM0_FAILED:
         reason = (source + " " + why).strip() or "dom0 failed"
+        lacks = pvh_unsupported(text) if pvh and "xl create" in why else None
+        if lacks:
+            # xl says only "neither hap nor shadow paging available".
+            reason = "%s, which a PVH domU needs (%s)" % (lacks, reason)
         return v, reason, reason
     if v == STATUS_DOMU_NO_VERDICT:
         reason = "the domU %s without a verdict" % (
             "crashed" if why == "crash" else "stopped (%s)" % (why or "?"))
-        crash = re.search(r"^\(XEN\) Domain [1-9]\d* \(vcpu#\d+\) crashed on cpu#\d+:$",
-                          text, re.MULTILINE)
-        if crash:
-            reason += "; " + xen_crash_reason(text, crash, image)
+        ended = xen_ended_domain(text, r"[1-9]\d*", image)
+        if ended:
+            reason += "; " + ended
         return v, reason, reason
     # The kernel's status: from its xenstore node, or else its verdict.
     reason = None if VERDICT.search(domu.encode()) else (

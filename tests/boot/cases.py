@@ -530,6 +530,41 @@ CASES += [
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]
 
+
+# The same image as a PVH guest (tools/run --xen --pvh, --domu --pvh): what
+# tools/run refuses, and a CPU model without what a PVH guest needs, HVM
+# (SVM or VMX) with nested paging (Debian's Xen has no shadow paging). Xen
+# then fails to create the PVH dom0 ("Error creating d0: -22", -95 without
+# nested paging) and xl the PVH domU ("neither hap nor shadow paging
+# available"), without saying why; the verdict says it from Xen's boot log.
+def usage_error(name, args, message):
+    return dict(name=name, args=args, verdicts=0, status=2,
+                stderr=[r"^tools/run: error: " + message + "$"], timeout=30)
+
+
+PVH_NOT_NATIVE = r"--pvh applies to --xen and --domu only: it makes the kernel a PVH guest of Xen"
+NO_HVM = r"xen has no HVM support \(the CPU shows it no SVM or VMX\), which a PVH "
+NO_HAP = (r"xen has no paging for HVM guests: no hardware-assisted paging \(the CPU shows it "
+          r"no nested paging\), no shadow paging \(not built in\), which a PVH ")
+CASES += [
+    usage_error("pvh-option-native", ["--pvh"], PVH_NOT_NATIVE),
+    usage_error("pvh-option-iso", ["--iso", "--pvh"], PVH_NOT_NATIVE),
+    usage_error("pvh-option-linux", ["--linux", "--xen", "--pvh"],
+                r"--linux boots natively or, with --xen, as a PV dom0, on one CPU"),
+    dict(name="xen-pvh-no-hvm", args=["--xen", "--pvh", "--cpu", "max,-svm"],
+         expect=[r"^\(XEN\) Error creating d0: -22$"], reject=[r"^\(XEN\) HVM: \S+ enabled$"],
+         last_line=r"^patchbay: FAIL " + NO_HVM + r"dom0 needs \(xen panic: Error creating d0: "
+         r"-22\)$", status=98, timeout=30),
+    dict(name="xen-pvh-no-hap", args=["--xen", "--pvh", "--cpu", "qemu64"],
+         expect=[r"^\(XEN\) HVM: SVM enabled$", r"^\(XEN\) Error creating d0: -95$"],
+         last_line=r"^patchbay: FAIL " + NO_HAP + r"dom0 needs \(xen panic: Error creating d0: "
+         r"-95\)$", status=98, timeout=30),
+    dict(name="domu-pvh-no-hvm", args=["--domu", "--pvh", "--cpu", "max,-svm"],
+         last_line=r"^patchbay: FAIL " + NO_HVM + r"domU needs \(dom0: xl create exited with "
+         r"status \d+: libxl: error: .*: neither hap nor shadow paging available\)$",
+         status=103, stderr=[r"^run: " + NO_HVM], timeout=DOMU_TIMEOUT),
+]
+
 # Several CPUs (tools/run --smp): every CPU reports in and does some of the
 # spinning threads' work, and the lock and channel self-tests stay exact.
 # Each also runs the stale-TLB test (mm/tlb_test.c), one the live-patching

@@ -23,19 +23,8 @@ check() {   # check NAME OK [DETAIL]
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The file offset of xen_pv_entry: its address in the PT_LOAD that holds it.
-addr=$(nm "$image" | awk '$3 == "xen_pv_entry" { print $1 }')
-[ -n "$addr" ] || { echo "FAIL no xen_pv_entry in $image"; exit 1; }
-offset=
-while read -r type off vaddr _ filesz _; do
-    if [ "$type" = LOAD ] && (( 16#$addr >= vaddr && 16#$addr < vaddr + filesz )); then
-        offset=$(( 16#$addr - vaddr + off ))
-        break
-    fi
-done < <(readelf -lW "$image" | grep '^ *LOAD ')
-[ -n "$offset" ] || { echo "FAIL xen_pv_entry ($addr) is in no PT_LOAD of $image"; exit 1; }
-cp "$image" "$tmp/crash.elf"
-printf '\x0f\x0b' | dd of="$tmp/crash.elf" bs=1 seek="$offset" conv=notrunc status=none
+"$root/tests/xen/ud2_at.sh" "$image" xen_pv_entry "$tmp/crash.elf" || {
+    echo "FAIL cannot make the crashing copy of $image"; exit 1; }
 
 rc=0
 "$root/tools/run" --domu --quiet --log "$tmp/console.log" --image "$tmp/crash.elf" \

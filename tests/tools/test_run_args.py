@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""tools/run's CPU options, without booting: --smp N and --host-cpus M
-become the QEMU, Xen and xl arguments tools/run --help promises; --smp 1
-changes no argument of any door; a bad value, or --linux with a door or
-CPUs it does not have, is refused with status 2 and one error line. Ends
-with "N passed, N failed"."""
+"""tools/run's doors, without booting: --smp N and --host-cpus M become
+the QEMU, Xen and xl arguments tools/run --help promises; --smp 1 changes
+no argument of any door; --pvh adds its machine and dom0=pvh to --xen's
+command lines (which stay as they were without it) and type = "pvh" to
+--domu's xl config; a bad value, or --linux or --pvh with a door or CPUs it
+does not have, is refused with status 2 and one error line. The verdicts
+read from Xen's lines (recorded from real runs) name what Xen printed: a
+PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
+lacks. Ends with "N passed, N failed"."""
 
 import importlib.machinery
 import importlib.util
@@ -43,7 +47,185 @@ def refused(argv, message):
           "status %d, stderr %r" % (p.returncode, p.stderr))
 
 
+# Xen's lines, recorded, each ending a run the verdict must explain.
+# A PV dom0 that overflowed its stack (fault=guard, as in xen-crash-verdict).
+PV_CRASH = """\
+(XEN)  L1[0x1c0] = 0000000000000000 ffffffffffffffff
+(XEN) domain_crash_sync called from entry.S: fault at ffff82d0403602d0 x86_64/entry.S#domain_crash_page_fault_6x8+0/0x4
+(XEN) Domain 0 (vcpu#0) crashed on cpu#0:
+(XEN) ----[ Xen-4.17.7  x86_64  debug=n  Not tainted ]----
+(XEN) CPU:    0
+(XEN) RIP:    e033:[<0000000000107efe>]
+(XEN) Hardware Dom0 crashed: rebooting machine in 5 seconds.
+"""
+# A PVH dom0 whose entry is a ud2 (tests/xen/test_pvh_crash.sh).
+HVM_TRIPLE_FAULT = """\
+(XEN) Freed 656kB init memory
+(XEN) d0v0 Triple fault - invoking HVM shutdown action 1
+(XEN) *** Dumping Dom0 vcpu#0 state: ***
+(XEN) ----[ Xen-4.17.7  x86_64  debug=n  Not tainted ]----
+(XEN) CPU:    0
+(XEN) RIP:    0000:[<0000000000100190>]
+(XEN) RFLAGS: 0000000000000002   CONTEXT: hvm guest (d0v0)
+(XEN) Hardware Dom0 shutdown: rebooting machine
+"""
+# A PVH dom0 that loaded a code segment VMRUN refuses (L and D both set).
+HVM_CRASH = """\
+(XEN) Freed 656kB init memory
+(XEN) d0v0 Unexpected vmexit: reason 0xffffffff, exitinfo1 0, exitinfo2 0
+(XEN) domain_crash called from arch/x86/hvm/svm/svm.c:96
+(XEN) Domain 0 (vcpu#0) crashed on cpu#0:
+(XEN) ----[ Xen-4.17.7  x86_64  debug=n  Not tainted ]----
+(XEN) CPU:    0
+(XEN) RIP:    0018:[<00000000001004a2>]
+(XEN) RFLAGS: 0000000000000086   CONTEXT: hvm guest (d0v0)
+(XEN) Hardware Dom0 crashed: rebooting machine in 5 seconds.
+"""
+# A PV domU whose entry is a ud2 (tests/domu/test_domu_crash.sh): Xen's
+# line before its reason stays out of the verdict, as it was.
+PV_DOMU_CRASH = """\
+(XEN) d1v0 Unhandled: vec 6, #UD[ffffffff]
+(XEN) domain_crash_sync called from entry.S: fault at ffff82d040204b78 x86_64/entry.S#create_bounce_frame+0x14f/0x177
+(XEN) Domain 1 (vcpu#0) crashed on cpu#0:
+(XEN) ----[ Xen-4.17.7  x86_64  debug=n  Not tainted ]----
+(XEN) CPU:    0
+(XEN) RIP:    e033:[<00000000001164e0>]
+(XEN) RFLAGS: 0000000000000202   EM: 1   CONTEXT: pv guest (d1v0)
+patchbay-domu: end 102 none crash
+"""
+# Xen's boot log under --cpu max (SVM with nested paging), max,-svm and
+# qemu64 (SVM without nested paging), then creating the PVH dom0 failing.
+HVM_LOG = """\
+(XEN) HVM: ASIDs enabled.
+(XEN) HVM: SVM enabled
+(XEN) HVM: Hardware Assisted Paging (HAP) detected
+(XEN) HVM: HAP page sizes: 4kB, 2MB, 1GB
+"""
+NO_HAP_LOG = """\
+(XEN) HVM: ASIDs enabled.
+(XEN) HVM: SVM enabled
+(XEN) HVM: Hardware Assisted Paging (HAP) not detected
+"""
+NO_HVM_LOG = "(XEN)   Support for HVM VMs: RSB\n"
+D0_PANIC = """\
+(XEN) ****************************************
+(XEN) Panic on CPU 0:
+(XEN) Error creating d0: %d
+(XEN) ****************************************
+(XEN) Reboot in five seconds...
+"""
+XL_NO_PAGING = ("patchbay-domu: end 103 dom0: xl create exited with status 6: libxl: error: "
+                "libxl_create.c:46:libxl__domain_create_info_setdefault: neither hap nor "
+                "shadow paging available\n")
+NO_HVM = "xen has no HVM support (the CPU shows it no SVM or VMX)"
+NO_HAP = ("xen has no paging for HVM guests: no hardware-assisted paging (the CPU shows it "
+          "no nested paging), no shadow paging (not built in)")
+
+
+def check_verdicts(run_xen, run_domu):
+    """The reasons tools/run reads from Xen's recorded lines. The image does
+    not exist, so RIPs stay hexadecimal."""
+    image = "/nonexistent/patchbay.elf"
+
+    def verdict(text, end, pvh=False):
+        return run_xen.xen_verdict(text.encode(), end, image, pvh)
+
+    for name, text, end, want in (
+            ("PV crash", PV_CRASH, "Hardware Dom0 crashed",
+             (99, "xen: domain_crash_sync called from entry.S at 0x107efe")),
+            ("PVH dom0 triple fault", HVM_TRIPLE_FAULT, "Hardware Dom0 shutdown",
+             (99, "xen: d0v0 triple fault at 0x100190")),
+            ("PVH dom0 crash", HVM_CRASH, "Hardware Dom0 crashed",
+             (99, "xen: d0v0 Unexpected vmexit: reason 0xffffffff, exitinfo1 0, exitinfo2 0 "
+                  "(domain_crash called from arch/x86/hvm/svm/svm.c:96) at 0x1004a2"))):
+        got = verdict(text, end)
+        check("verdict of a %s: %r" % (name, want[1]), got == want, repr(got))
+    for log, err, want in ((NO_HVM_LOG, -22, NO_HVM), (NO_HAP_LOG, -95, NO_HAP)):
+        got = verdict(log + D0_PANIC % err, "Panic on CPU", pvh=True)
+        want_pvh = (98, "%s, which a PVH dom0 needs (xen panic: Error creating d0: %d)"
+                    % (want, err))
+        check("--xen --pvh, Error creating d0: %d: %r" % (err, want), got == want_pvh, repr(got))
+        got = verdict(log + D0_PANIC % err, "Panic on CPU")
+        check("--xen, Error creating d0: %d: Xen's panic alone" % err,
+              got == (98, "xen panic: Error creating d0: %d" % err), repr(got))
+    got = verdict(HVM_LOG + D0_PANIC % -12, "Panic on CPU", pvh=True)
+    check("--xen --pvh with HVM, another panic: Xen's panic alone",
+          got == (98, "xen panic: Error creating d0: -12"), repr(got))
+
+    # --domu: xl's failure, and a PVH domU's triple fault.
+    def domu(text, v, pvh):
+        code, reason, _ = run_domu.domu_exit(v, run_domu.DOMU_END_LINE.findall(text), "",
+                                             text, image, pvh)
+        return code, reason
+
+    xl = XL_NO_PAGING.split(" ", 3)[3].rstrip("\n")
+    for log, want in ((NO_HVM_LOG, NO_HVM), (NO_HAP_LOG, NO_HAP)):
+        got = domu(log + XL_NO_PAGING, 103, True)
+        check("--domu --pvh, xl: %r" % want,
+              got == (103, "%s, which a PVH domU needs (%s)" % (want, xl)), repr(got))
+    got = domu(NO_HVM_LOG + XL_NO_PAGING, 103, False)
+    check("--domu, xl fails: xl's error alone", got == (103, xl), repr(got))
+    got = domu(HVM_LOG + XL_NO_PAGING, 103, True)
+    check("--domu --pvh with HVM, xl fails: xl's error alone", got == (103, xl), repr(got))
+    got = domu(PV_DOMU_CRASH, 102, False)
+    check("--domu crash: as it was",
+          got == (102, "the domU crashed without a verdict; "
+                       "xen: domain_crash_sync called from entry.S at 0x1164e0"), repr(got))
+    domu_triple = (HVM_TRIPLE_FAULT.replace("d0v0", "d1v0").replace("Dom0", "Dom1")
+                   + "patchbay-domu: end 102 none reboot\n")
+    got = domu(domu_triple, 102, True)
+    check("--domu --pvh triple fault: named with the RIP",
+          got == (102, "the domU stopped (reboot) without a verdict; "
+                       "xen: d1v0 triple fault at 0x100190"), repr(got))
+
+
+def check_pvh_doors(run, run_xen, run_domu, args):
+    """--pvh's command lines, and the PV ones staying as they were."""
+    # No Xen to fetch, no image to strip: the command line alone.
+    run_xen.fetch_xen = lambda: "/nonexistent/xen"
+    run_xen.guest_image = lambda workdir, image: "patchbay.elf"
+    machine = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", "1024",
+               "-display", "none", "-serial", "stdio", "-monitor", "none", "-nic", "none",
+               "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
+
+    def qemu(*argv):
+        with tempfile.TemporaryDirectory() as d:
+            return run.qemu_command(args(*argv), "/nonexistent/patchbay.elf", d)
+
+    xen = machine + ["-kernel", "xen", "-append",
+                     "console=com1 com1=115200 dom0_mem=64M guest_loglvl=all loglvl=all",
+                     "-initrd", "patchbay.elf"]
+    got = qemu("--xen")
+    check("--xen: QEMU's command line as before", got == xen, got)
+    pvh = machine + ["-machine", "q35", "-device", "amd-iommu",
+                     "-kernel", "xen", "-append",
+                     "console=com1 com1=115200 dom0_mem=64M dom0=pvh guest_loglvl=all "
+                     "loglvl=all", "-initrd", "patchbay.elf"]
+    got = qemu("--xen", "--pvh")
+    check("--xen --pvh: q35 with an AMD IOMMU, Xen's dom0=pvh", got == pvh, got)
+    got = qemu("--xen", "--pvh", "--smp", "2", "--host-cpus", "1")
+    want = pvh[:-3] + ["console=com1 com1=115200 dom0_mem=64M dom0=pvh dom0_max_vcpus=2 "
+                       "guest_loglvl=all loglvl=all", "-initrd", "patchbay.elf"]
+    check("--xen --pvh --smp 2 --host-cpus 1: dom0_max_vcpus=2, one QEMU CPU",
+          got == want, got)
+    got = qemu("--xen", "--pvh", "--host-cpus", "2")
+    check("--xen --pvh --host-cpus 2: QEMU -smp 2, dom0_max_vcpus=1",
+          got[got.index("-smp") + 1] == "2" and " dom0_max_vcpus=1 " in got[-3], got)
+    for argv in ([], ["--smp", "2"]):
+        pv = run_domu.domu_config(args("--domu", *argv))
+        got = run_domu.domu_config(args("--domu", "--pvh", *argv))
+        check("--domu --pvh %s: the xl config's type, and nothing else, is pvh"
+              % " ".join(argv), b'\ntype = "pv"\n' in pv
+              and got == pv.replace(b'\ntype = "pv"\n', b'\ntype = "pvh"\n'), got)
+    a = args("--domu", "--pvh", "--smp", "3")
+    check("--domu --pvh --smp 3: vcpus = 3; dom0 stays one PV vCPU",
+          b"\nvcpus = 3\n" in run_domu.domu_config(a)
+          and run_domu.linux_dom0_xen_cmdline(a)
+          == run_domu.linux_dom0_xen_cmdline(args("--domu", "--smp", "3")))
+
+
 def main():
+    os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_run()
     import run_domu
     import run_xen
@@ -120,8 +302,17 @@ def main():
                 "(natively, --smp N is QEMU's CPU count)")
 
     # --linux boots Debian's kernel natively or as dom0, on one CPU.
-    for extra in (["--iso"], ["--domu"], ["--smp", "2"], ["--xen", "--host-cpus", "2"]):
-        refused(["--linux"] + extra, "--linux boots natively or, with --xen, as dom0, on one CPU")
+    for extra in (["--iso"], ["--domu"], ["--smp", "2"], ["--xen", "--host-cpus", "2"],
+                  ["--pvh"], ["--xen", "--pvh"]):
+        refused(["--linux"] + extra,
+                "--linux boots natively or, with --xen, as a PV dom0, on one CPU")
+    # --pvh makes the kernel a PVH guest of Xen: natively it is none.
+    for door in ([], ["--iso"]):
+        refused(door + ["--pvh"],
+                "--pvh applies to --xen and --domu only: it makes the kernel a PVH guest of Xen")
+
+    check_pvh_doors(run, run_xen, run_domu, args)
+    check_verdicts(run_xen, run_domu)
 
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))
