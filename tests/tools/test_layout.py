@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """README's layout table must match the tree: every directory it lists
 exists, every source directory of the tree is listed, and every file name
-it gives for a backend (`name` in the arch/x86/native/ and xen/ rows) is a
-.c file there. The two backends mirror each other: every concern file of
-the native backend has a Xen twin of the same name, except the concerns
-listed below with the reason. Ends with "N passed, N failed"."""
+it gives for a backend (`name` in the arch/x86/native/, xen/, xen/pv/ and
+xen/pvh/ rows) is a .c file there. The backends mirror each other: every
+concern file of the native backend has a Xen twin of the same name, in
+xen/pv/ or, when both Xen backends share it, in xen/, except the concerns
+listed below with the reason; and every file of the PVH backend but its
+entry path is a twin of a native or PV file. Ends with "N passed, N failed"."""
 
 import os
 import re
@@ -14,9 +16,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # Native files with no Xen twin, and why.
 NATIVE_ONLY = {
     "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c and mmu.c",
-    "pvh.c": "a native entry path; Xen's is start.c",
-    "multiboot2.c": "a native entry path; Xen's is start.c",
+    "pvh.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
+    "multiboot2.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
 }
+# PVH files with no twin: its own entry path.
+PVH_ONLY = {"start.c": "the PVH backend's entry path, called by arch/x86/pvh.c"}
 results = []
 
 
@@ -40,15 +44,17 @@ def main():
            and not e.startswith(".") and e != "build"}
     for d in sorted(top):
         check(f"{d}/ is in README's layout table", any(r.split("/")[0] == d for r in rows))
-    check("arch/x86/native/ is in README's layout table", "arch/x86/native" in rows)
-    for d in ("arch/x86/native", "xen"):
+    for d in ("arch/x86/native", "xen", "xen/pv", "xen/pvh"):
+        check(f"{d}/ is in README's layout table", d in rows)
         for name in re.findall(r"`([a-z_0-9]+)`", rows.get(d, "")):
             path = os.path.join(ROOT, d, name + ".c")
             check(f"{d}/{name}.c exists", os.path.isfile(path))
-    native = {f for f in os.listdir(os.path.join(ROOT, "arch/x86/native")) if f.endswith(".c")}
-    xen = {f for f in os.listdir(os.path.join(ROOT, "xen")) if f.endswith(".c")}
+    native, xen, pv, pvh = ({f for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c")}
+                            for d in ("arch/x86/native", "xen", "xen/pv", "xen/pvh"))
     for f in sorted(native - set(NATIVE_ONLY)):
-        check(f"arch/x86/native/{f} has a twin xen/{f}", f in xen)
+        check(f"arch/x86/native/{f} has a twin xen/pv/{f} or xen/{f}", f in pv or f in xen)
+    for f in sorted(pvh - set(PVH_ONLY)):
+        check(f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}", f in native or f in pv)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
