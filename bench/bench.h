@@ -84,7 +84,10 @@ _Static_assert(offsetof(struct bench_group, name) == 0 &&
 struct bench_cap {
     unsigned bit;         /* PV_CAP_* */
     const char *name;     /* for the tools: "xen_pv" */
-    const char *platform; /* the pv_info.name of the backend that offers it */
+    /* The backends that offer it: a pv_info.name, or a family, the name
+     * every pv_info.name of the family starts with before a '-' ("xen":
+     * "xen-pv" and "xen-pvh"). */
+    const char *platform;
 };
 
 extern const struct bench_cap bench_caps[]; /* ends with a NULL name */

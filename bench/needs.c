@@ -4,7 +4,9 @@
 #include "bench/bench.h"
 
 const struct bench_cap bench_caps[] = {
-    {PV_CAP_XEN_PV, "xen_pv", "xen"},
+    {PV_CAP_XEN, "xen", "xen"},
+    {PV_CAP_XEN_PV, "xen_pv", "xen-pv"},
+    {PV_CAP_XEN_PVH, "xen_pvh", "xen-pvh"},
     {0, 0, 0},
 };
 

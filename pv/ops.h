@@ -61,7 +61,7 @@ extern struct pv_patch_ops pv_patch_ops;
  * in results, and the capabilities code may ask for instead of comparing
  * names. */
 struct pv_info {
-    const char *name;    /* "native", "xen" (PV) or "xen-pvh" */
+    const char *name;    /* "native", "xen-pv" or "xen-pvh" */
     const char *variant; /* "domu" for a Xen domU; 0 for the reference guest */
     unsigned caps;       /* PV_CAP_* */
 };

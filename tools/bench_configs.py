@@ -5,13 +5,16 @@ boots them) and tools/bench_report.py (which lays the results out).
 The benchmarks themselves are not listed here: the kernel registers each
 one once (BENCH_DEFINE, bench/bench.h) and the tools read that list, with
 groups, descriptions and the capabilities each needs, out of the image
-(bench_report.catalog). A configuration's platform ("native", "xen") is
-matched against the platform the image names for each capability.
+(bench_report.catalog). A configuration's platform ("native", "xen-pv",
+"xen-pvh") is matched against the platforms the image names for each
+capability.
 
 A configuration's id is exactly the config= string the kernel derives at run
 time (bench/config.c): tools/bench checks that each boot agrees, so a
 result can never be filed under the wrong column.
 """
+
+import re
 
 # Under Xen every boot names its xen.mmu mode; batch is the one the
 # general tables use, and the pte table sets the four side by side.
@@ -35,23 +38,32 @@ COLUMNS = [
     ("native-nopv", "normal"),
     ("native-unpatched", "paravirt"),
     ("native-patched", "paravirt-patch"),
-    ("xen-unpatched" + XEN, "xen"),
-    ("xen-patched" + XEN, "xen-patch"),
-    ("xen-patched" + XEN + DOMU, "domU-patch"),
+    ("xen-pv-unpatched" + XEN, "xen"),
+    ("xen-pv-patched" + XEN, "xen-patch"),
+    ("xen-pv-patched" + XEN + DOMU, "domU-patch"),
 ]
 PTE_COLUMNS = [("native-nopv", "normal"), ("native-patched", "paravirt-patch")] + [
-    ("xen-patched+xen.mmu=" + mode, "xen " + mode) for mode in XEN_MMU_MODES] + [
-    ("xen-patched" + XEN + DOMU, "domU batch")]
+    ("xen-pv-patched+xen.mmu=" + mode, "xen " + mode) for mode in XEN_MMU_MODES] + [
+    ("xen-pv-patched" + XEN + DOMU, "domU batch")]
+
+
+# How tools/run boots each door: a platform's own (native, xen-pv, xen-pvh:
+# the two Xen ones as dom0) or a domU of a Linux dom0.
+DOORS = {"native": [], "xen-pv": ["--xen"], "xen-pvh": ["--xen", "--pvh"], "domu": ["--domu"],
+         "domu-pvh": ["--domu", "--pvh"]}
+
+# A configuration id starts with the platform (pv_info.name), then the build.
+PLATFORM = re.compile(r"^(native|xen-pvh|xen-pv)-(?:nopv|unpatched|patched)\b")
 
 
 def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None, icount=False):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
-    tools/run door (default: the platform's own, --xen for xen), the
+    tools/run door (DOORS; default: the platform's own, as dom0 under Xen), the
     number of CPUs (tools/run --smp), under Xen of physical CPUs
     (--host-cpus; default as many), and whether it always runs under
     --icount."""
-    platform = id.split("-", 1)[0]
+    platform = PLATFORM.match(id).group(1)
     return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
                 icount=icount, image="nopv" if nopv else "pv", select=list(select),
                 options=list(options))
@@ -66,30 +78,30 @@ CONFIGS = [
     config("native-nopv+spinlock=off", ["locks"], ["pv.spinlock=off"], nopv=True),
     config("native-unpatched+spinlock=off", ["locks"], ["pv.patch=off", "pv.spinlock=off"]),
     config("native-patched+spinlock=off", ["locks"], ["pv.spinlock=off"]),
-    config("xen-unpatched" + XEN, ["all"], ["pv.patch=off", "xen.mmu=batch"]),
-    config("xen-patched" + XEN, ["all"], ["xen.mmu=batch"]),
-    config("xen-patched+xen.mmu=trap", ["pte"], ["xen.mmu=trap"]),
-    config("xen-patched+xen.mmu=hypercall", ["pte"], ["xen.mmu=hypercall"]),
-    config("xen-patched+xen.mmu=swap", ["pte"], ["xen.mmu=swap"]),
+    config("xen-pv-unpatched" + XEN, ["all"], ["pv.patch=off", "xen.mmu=batch"]),
+    config("xen-pv-patched" + XEN, ["all"], ["xen.mmu=batch"]),
+    config("xen-pv-patched+xen.mmu=trap", ["pte"], ["xen.mmu=trap"]),
+    config("xen-pv-patched+xen.mmu=hypercall", ["pte"], ["xen.mmu=hypercall"]),
+    config("xen-pv-patched+xen.mmu=swap", ["pte"], ["xen.mmu=swap"]),
     # Every hypercall a call into the hypercall page, as before each site
     # was rewritten to an inline syscall.
-    config("xen-patched" + XEN + "+xen.hypercall=page", ["xen", "pte", "sched"],
+    config("xen-pv-patched" + XEN + "+xen.hypercall=page", ["xen", "pte", "sched"],
            ["xen.mmu=batch", "xen.hypercall=page"]),
-    config("xen-unpatched" + XEN + "+spinlock=off", ["locks"],
+    config("xen-pv-unpatched" + XEN + "+spinlock=off", ["locks"],
            ["pv.patch=off", "xen.mmu=batch", "pv.spinlock=off"]),
-    config("xen-patched" + XEN + "+spinlock=off", ["locks"], ["xen.mmu=batch", "pv.spinlock=off"]),
-    config("xen-patched" + XEN + DOMU, ["all"], ["xen.mmu=batch"], door="domu"),
+    config("xen-pv-patched" + XEN + "+spinlock=off", ["locks"], ["xen.mmu=batch", "pv.spinlock=off"]),
+    config("xen-pv-patched" + XEN + DOMU, ["all"], ["xen.mmu=batch"], door="domu"),
     # Two CPUs: the lock and scheduler benchmarks with both CPUs online.
     # ctx_switch runs a yielding pair per CPU, so both switch at once through
     # the one run queue; the channel pairs go wherever that queue puts them
     # (bench/sched_bench.c). The page-table group shows what the TLB
     # shootdown adds to mprotect and to its flush alone (tlb_shootdown_*).
     config("native-patched" + SMP2, ["locks", "sched", "pte"], smp=2),
-    config("xen-patched" + XEN + SMP2, ["locks", "sched", "pte"], ["xen.mmu=batch"], smp=2),
+    config("xen-pv-patched" + XEN + SMP2, ["locks", "sched", "pte"], ["xen.mmu=batch"], smp=2),
     # Contended locks on two CPUs: plain ticket spinning beside the pv
     # lock of the configurations above (bench/lock_contended.c).
     config("native-patched+spinlock=off" + SMP2, ["lock_contended"], ["pv.spinlock=off"], smp=2),
-    config("xen-patched" + XEN + "+spinlock=off" + SMP2, ["lock_contended"],
+    config("xen-pv-patched" + XEN + "+spinlock=off" + SMP2, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=2),
     # Overcommit: 4 vCPUs on 2 physical CPUs, where Xen deschedules a vCPU
     # that holds or waits for a lock: the pv lock against plain spinning.
@@ -97,9 +109,9 @@ CONFIGS = [
     # Without it, on a 2-CPU host that also runs another boot, each of
     # QEMU's CPU threads is itself descheduled while Xen's vCPUs spin, and
     # a boot took from 3 s to over 300 s.
-    config("xen-patched" + XEN + SMP4, ["lock_contended", "pte", "patching"], ["xen.mmu=batch"],
+    config("xen-pv-patched" + XEN + SMP4, ["lock_contended", "pte", "patching"], ["xen.mmu=batch"],
            smp=4, host_cpus=2, icount=True),
-    config("xen-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
+    config("xen-pv-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2, icount=True),
     # A shootdown of three other CPUs: natively three IPIs and waits, under
     # Xen (the overcommit boot above) still one hypercall. Under icount

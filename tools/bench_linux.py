@@ -41,7 +41,7 @@ COMPARED = [
      "the cheapest trip to the layer below: a system call into Linux; a hypercall into Xen"),
 ]
 # patchbay's columns: (its config id, heading).
-PATCHBAY = [("native-patched", "patchbay native"), ("xen-patched+xen.mmu=batch", "patchbay Xen")]
+PATCHBAY = [("native-patched", "patchbay native"), ("xen-pv-patched+xen.mmu=batch", "patchbay Xen")]
 PTES = 512
 
 

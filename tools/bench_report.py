@@ -78,7 +78,10 @@ def catalog(path):
                                     rank=number("<I", group_at + 16))
         mask = number("<I", at + 32)
         needs = [c["name"] for c in caps if mask & c["bit"]]
-        unnamed = mask & ~sum(c["bit"] for c in caps)
+        named = 0
+        for c in caps:
+            named |= c["bit"]
+        unnamed = mask & ~named
         if unnamed:
             needs.append("0x%x" % unnamed)
         benches.append(dict(name=string(at), group=groups[group_at]["name"], needs=needs,
@@ -113,9 +116,19 @@ def merged(catalogs):
     return ordered(out)
 
 
+def offers(cap, platform):
+    """Whether the platform (a pv_info.name) offers the capability, whose
+    platform is a name or a family ("xen" for "xen-pv" and "xen-pvh")."""
+    return platform == cap["platform"] or platform.startswith(cap["platform"] + "-")
+
+
 def platform_caps(cat, platform):
     """The capability bits a platform's backend offers."""
-    return sum(c["bit"] for c in cat["caps"] if c["platform"] == platform)
+    bits = 0
+    for c in cat["caps"]:
+        if offers(c, platform):
+            bits |= c["bit"]
+    return bits
 
 
 def runs_on(bench, cat, platform):
@@ -371,7 +384,7 @@ def smp_section(idx):
     """What several CPUs cost, from the +smpN configurations: a shootdown
     natively and under Xen, pv spinlocks natively, and what they save
     with more vCPUs than physical CPUs. Empty without those runs."""
-    native, xen = "native-patched", "xen-patched" + bench_configs.XEN
+    native, xen = "native-patched", "xen-pv-patched" + bench_configs.XEN
     out = []
     one_native, one_xen = value(idx, native, "", "tlb_shootdown_1"), value(idx, xen, "",
                                                                            "tlb_shootdown_1")

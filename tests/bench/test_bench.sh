@@ -63,7 +63,7 @@ printed() {
 }
 
 for pair in native-nopv:nopv/patchbay.elf native-patched:patchbay.elf \
-    xen-patched+xen.mmu=batch:patchbay.elf; do
+    xen-pv-patched+xen.mmu=batch:patchbay.elf; do
     id=${pair%%:*}
     image=$build/${pair#*:}
     want=$(registered "$image")

@@ -159,7 +159,11 @@ static void test_unmet_needs_name_where_it_runs(void **state)
     assert_null(bench_unmet(0, 0));
     assert_null(bench_unmet(0, PV_CAP_XEN_PV));
     assert_null(bench_unmet(PV_CAP_XEN_PV, PV_CAP_XEN_PV));
-    assert_string_equal(bench_unmet(PV_CAP_XEN_PV, 0), "xen");
+    assert_string_equal(bench_unmet(PV_CAP_XEN_PV, 0), "xen-pv");
+    /* Both Xen backends offer hypercalls: the family's name. */
+    assert_string_equal(bench_unmet(PV_CAP_XEN, PV_CAP_XEN_PVH), "xen");
+    assert_null(bench_unmet(PV_CAP_XEN, PV_CAP_XEN | PV_CAP_XEN_PVH));
+    assert_string_equal(bench_unmet(PV_CAP_XEN_PVH, PV_CAP_XEN | PV_CAP_XEN_PV), "xen-pvh");
     assert_string_equal(bench_unmet(1u << 31, PV_CAP_XEN_PV), "another platform");
 }
 

@@ -56,7 +56,7 @@ void xen_install(void)
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
     pv_info = (struct pv_info){
-        .name = "xen", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
+        .name = "xen-pv", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
     xen_guest_init();
     xen_traps_init();      /* exceptions reach trap_dispatch() */
     xen_callbacks_init();  /* the upcall and failsafe callbacks */
