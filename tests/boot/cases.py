@@ -365,22 +365,8 @@ DUMP = r"^(trap: #[A-Z]{2}\b|panic: stack overflow in \S)"
 XEN_CRASH_DUMP = r"^\(XEN\) Domain \d+ \(vcpu#\d+\) crashed on cpu#\d+:$"
 DOORS = [("pvh", [], NATIVE_TIMEOUT, "native/pvh", DUMP),
          ("iso", ["--iso"], ISO_TIMEOUT, "native/multiboot2", DUMP),
-         ("xen", ["--xen"], XEN_TIMEOUT, "xen-pv", "(" + DUMP + "|" + XEN_CRASH_DUMP + ")")]
-# The fault-KIND and xen-fault-KIND cases above already check these points
-# in more detail (and, like every case, one verdict line): not booted twice.
-_detailed = {c["name"] for c in CASES}
-for _door, _args, _timeout, _method, _dump in DOORS:
-    for _point, _needs in FAULT_POINTS:
-        if {"pvh": "fault-", "xen": "xen-fault-"}.get(_door, "?") + _point in _detailed:
-            continue
-        CASES.append(dict(
-            name="fault-matrix-%s-%s" % (_door, _point), args=_args,
-            cmdline=(_needs + " fault=" + _point).strip(),
-            expect=[r"^patchbay: booting via " + _method + "$",
-                    r"^fault: committing ", _dump],
-            reject=[r"did not trap", OPTION_PROBLEM], last_line=r"^patchbay: FAIL ",
-            status="failed", timeout=_timeout))
-
+         ("xen", ["--xen"], XEN_TIMEOUT, "xen-pv", "(" + DUMP + "|" + XEN_CRASH_DUMP + ")"),
+         ("xen-pvh", ["--xen", "--pvh"], XEN_TIMEOUT, "xen-pvh", DUMP)]
 # How a run ends when the kernel cannot say it itself (tools/run --help).
 CASES += [
     # A fault Xen cannot deliver (the guard page under the stack, with no
@@ -764,3 +750,20 @@ CASES += [
          name="domu-pvh-fault-pf", args=PVH_DOMU, status=1,
          stderr=[r"^run: kernel failed with status 1$"], timeout=DOMU_TIMEOUT),
 ]
+
+# The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault
+# points and doors are defined further up) already check these points
+# in more detail (and, like every case, one verdict line): not booted twice.
+_detailed = {c["name"] for c in CASES}
+for _door, _args, _timeout, _method, _dump in DOORS:
+    for _point, _needs in FAULT_POINTS:
+        if {"pvh": "fault-", "xen": "xen-fault-",
+                "xen-pvh": "xen-pvh-fault-"}.get(_door, "?") + _point in _detailed:
+            continue
+        CASES.append(dict(
+            name="fault-matrix-%s-%s" % (_door, _point), args=_args,
+            cmdline=(_needs + " fault=" + _point).strip(),
+            expect=[r"^patchbay: booting via " + _method + "$",
+                    r"^fault: committing ", _dump],
+            reject=[r"did not trap", OPTION_PROBLEM], last_line=r"^patchbay: FAIL ",
+            status="failed", timeout=_timeout))
