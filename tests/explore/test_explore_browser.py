@@ -8,9 +8,9 @@ from file:// URLs, every chromium run under `timeout 60`, and checks the
 DOM Chromium dumps once the page's script has run (--dump-dom):
 1. index.html: the filter script initialised (it sets data-explore="ready"
    on <body>), and every site of the image has its row with bytes in each
-   backend cell (as linked, native, xen).
-2. index.html?op=op:OP&hide=xen (OP the first row's op): exactly the rows
-   of OP are visible, and the table hides the xen column.
+   bytes cell (as linked, native, xen-pv, xen-pvh).
+2. index.html?op=op:OP&hide=xen-pv (OP the first row's op): exactly the
+   rows of OP are visible, and the table hides the xen-pv column only.
 3. a benchmark page and tour.html load with their content.
 4. the checks bite: in a copy whose script throws, check 1 reports it, and
    every row is still there and visible (no JavaScript, no filter).
@@ -86,10 +86,10 @@ def index_checks(site, want):
 
 
 def filter_checks(site):
-    """The op and backend filters, preset from the query string."""
+    """The op and column filters, preset from the query string."""
     first = next(iter(static.Page(open(os.path.join(site, "index.html")).read()).rows.values()))
     op = first[0]["attrs"]["data-op"]
-    page, text = dom(site, "index.html?op=op:%s&hide=xen" % op)
+    page, text = dom(site, "index.html?op=op:%s&hide=xen-pv" % op)
     rows = [r[0]["attrs"] for r in page.rows.values()]
     problems = ["%s (op %s) is %s" % (a["id"], a["data-op"], "hidden" if "hidden" in a else
                                       "shown") for a in rows
@@ -97,9 +97,10 @@ def filter_checks(site):
     shown = sum(1 for a in rows if a["data-op"] == op)
     if not re.search(r'id="shown">%d of %d sites shown<' % (shown, len(rows)), text):
         problems.append("the count does not say %d of %d sites shown" % (shown, len(rows)))
-    classes = page.by_id.get("sites", ("", {}))[1].get("class") or ""
-    if "hide-xen" not in classes.split():
-        problems.append("the sites table does not hide the xen column (class %r)" % classes)
+    classes = (page.by_id.get("sites", ("", {}))[1].get("class") or "").split()
+    if classes != ["hide-xen-pv"]:
+        problems.append("the sites table does not hide the xen-pv column alone (class %r)"
+                        % " ".join(classes))
     return problems
 
 
@@ -171,9 +172,9 @@ def main():
         check("the site exists", ["no %s/index.html: run test_explore_html.py first" % site])
     else:
         want = static.image_sites(args.image)
-        attempt("index.html: the script ran and all %d sites have bytes per backend"
+        attempt("index.html: the script ran and all %d sites have bytes per platform"
                 % len(want), lambda: index_checks(site, want)[0])
-        attempt("index.html?op=...&hide=xen: the filters apply", lambda: filter_checks(site))
+        attempt("index.html?op=...&hide=xen-pv: the filters apply", lambda: filter_checks(site))
         attempt("a benchmark page and tour.html render", lambda: content_checks(site))
         attempt("with the script broken the ready check fails and every row still shows",
                 lambda: broken_script_checks(site, want))
