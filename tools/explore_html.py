@@ -21,7 +21,9 @@ from markdown_html import esc  # noqa: E402
 LINKED = ("linked", "as linked")
 
 # explore.css, the one stylesheet of every page, but for the rules that
-# hide a bytes column (css()).
+# hide a bytes column (css()). The bytes and their disassembly wrap, so
+# that the linked bytes and every platform's of a 25-byte site fit beside
+# each other in a 1400-pixel window.
 CSS = """body { font: 14px/1.4 sans-serif; margin: 0 1em 2em; color: #222; }
 nav { padding: .5em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
 code, pre, .bytes { font-family: monospace; font-size: 12px; }
@@ -31,6 +33,8 @@ th, td { border: 1px solid #ccc; padding: .2em .4em; vertical-align: top; text-a
 th { background: #eee; }
 mark { background: #ffd84d; }
 .bytes { display: block; white-space: pre; }
+#sites .bytes { white-space: normal; }
+#sites td.b { overflow-wrap: anywhere; }
 pre.dis { margin: .2em 0 0; padding: .1em .3em; background: none; }
 .result { font-size: 11px; color: #555; }
 .variant + .variant { border-top: 1px dashed #ccc; margin-top: .3em; padding-top: .3em; }
