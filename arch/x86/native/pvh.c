@@ -2,7 +2,7 @@
  * the physical address of Xen's struct hvm_start_info, which
  * kernel/pvh_parse.c reads without trusting it (and a fuzzer checks that
  * it never can be made to read outside memory); kernel/acpi_parse.c then
- * reads the CPU list from ACPI the same way. */
+ * reads the CPU list and the PM timer from ACPI the same way. */
 #include <stdint.h>
 #include <xen/xen.h>
 #include <xen/arch-x86/hvm/start_info.h>
@@ -44,6 +44,6 @@ void pvh_start(uint32_t start_info_pa, uint32_t unused)
     if (err)
         panic("PVH start info at 0x%x: %s", start_info_pa, err);
     /* Now, while the boot tables still map the low 4 GiB the ACPI tables are in. */
-    acpi_boot_cpus(&low, start_info_rsdp(&low, start_info_pa), &boot_info);
+    acpi_boot_tables(&low, start_info_rsdp(&low, start_info_pa), &boot_info);
     kernel_main();
 }
