@@ -9,9 +9,10 @@ struct boot_info;
  * out the low 1 MiB, the kernel image and anything the loader still uses. */
 void mm_init(const struct boot_info *bi);
 
-/* kernel/selftest_time.c: the boot self-test of the clock, the one-shot
- * timer and interrupt delivery, through the generic interfaces only, so it
- * checks whichever backend is installed. Panics on a failure; returns with
+/* kernel/selftest_time.c: the boot self-test of the clock (its rate
+ * against the platform's reference clock), the one-shot timer and
+ * interrupt delivery, through the generic interfaces only, so it checks
+ * whichever backend is installed. Panics on a failure; returns with
  * interrupts disabled. */
 void selftest_time(void);
 
