@@ -46,7 +46,8 @@ MEM = r"^mem: \d+ MiB usable in \d+ ranges, \d+ frames free"
 # ratio's bounds are the kernel's to enforce).
 RATE_CHECKED = r": clock/reference = \d+\.\d{3}( \(after a retry\))?$"
 TIME_SELFTEST = [
-    r"^time: monotonic over 100000 reads$",
+    # 100000 reads, fewer where a read traps (the clock moves 20 ms first).
+    r"^time: monotonic over (100000|[1-9]\d{3,4}) reads$",
     r"^timer: 10 ticks in \d+\.\d ms \(interval min \d+\.\d / mean \d+\.\d / max \d+\.\d ms\)$",
     r"^irq: pending timer delivered on irq_enable",
     r"^irq: pending timer delivered on irq_restore",
