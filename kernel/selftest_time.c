@@ -30,14 +30,16 @@
  * miscalibrated clock is off by a factor (4 under time.miscalibrate, over
  * 100 for a PVH domU calibrated against the PIT it does not have), host
  * noise under TCG by a few per cent, so outside 2/3..3/2 the rate is
- * wrong. */
-#define RATE_WINDOW_NS (100 * NSEC_PER_MSEC)
+ * wrong. 20 ms is short: under icount a window is 20 million
+ * instructions of polling, in every boot, and the brackets below keep it
+ * within 10%. */
+#define RATE_WINDOW_NS (20 * NSEC_PER_MSEC)
 #define RATE_REF_LIMIT_NS (10 * RATE_WINDOW_NS)
 #define RATE_MIN_PERMILLE 667
 #define RATE_MAX_PERMILLE 1500
 #define RATE_ATTEMPTS 3
 /* Each end of the window is a clock read between two reference reads at
- * most this far apart (at most 1% of the window off), so a vCPU
+ * most this far apart (at most 5% of the window off), so a vCPU
  * descheduled between the reads moves neither end on one clock only. */
 #define RATE_BRACKET_NS NSEC_PER_MSEC
 #define RATE_BRACKET_TRIES 100
