@@ -82,8 +82,8 @@ _Static_assert(offsetof(struct bench_group, name) == 0 &&
  * the skipped line says where the benchmark runs, and the tools know
  * which configurations run it (bench/needs.c). */
 struct bench_cap {
-    unsigned bit;         /* PV_CAP_* */
-    const char *name;     /* for the tools: "xen_pv" */
+    unsigned bit;     /* PV_CAP_* */
+    const char *name; /* for the tools: "xen_pv" */
     /* The backends that offer it: a pv_info.name, or a family, the name
      * every pv_info.name of the family starts with before a '-' ("xen":
      * "xen-pv" and "xen-pvh"). */

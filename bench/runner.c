@@ -30,6 +30,10 @@ OPTION_UINT(iters_override, "bench.iters", 0, 100000000, "ops per repetition; 0:
 static uint64_t reps = 15;
 OPTION_UINT(reps, "bench.reps", 1, REPS_MAX, "timed repetitions of each benchmark");
 
+static uint64_t offset_us;
+OPTION_UINT(offset_us, "bench.offset_us", 0, 1000000,
+            "run this long before the first benchmark, to start it at another phase");
+
 static uint64_t iters_for(uint64_t own)
 {
     return iters_override ? iters_override : own;
@@ -126,6 +130,8 @@ int bench_run_selected(void)
     for (size_t i = 0; i < count; i++)
         selected += chosen[i];
     kprintf("bench: %zu selected, config %s, %lu repetitions each\n", selected, config, reps);
+    for (uint64_t end = time_now_ns() + offset_us * NSEC_PER_USEC; time_now_ns() < end;)
+        ;
     if (any_subtracts_loop(table, count, chosen))
         loop_overhead = measure_loop_overhead(config);
     for (size_t i = 0; i < count; i++)

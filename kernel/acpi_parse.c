@@ -6,7 +6,11 @@
  *         length bytes sum to 0 (mod 256).
  *   RSDT/XSDT: the header, then u32/u64 addresses of the other tables.
  *   MADT ("APIC"): the header, local APIC address u32 @36, flags u32 @40,
- *         then entries { u8 type, u8 length, ... } from @44. */
+ *         then entries { u8 type, u8 length, ... } from @44.
+ *   FADT ("FACP", 5.2.9): PM_TMR_BLK u32 @76, PM_TMR_LEN u8 @91, flags
+ *         u32 @112 (116 bytes in ACPI 1.0); X_PM_TMR_BLK @208, a Generic
+ *         Address Structure (5.2.3.2: address space u8 @0, address u64 @4),
+ *         in FADTs of 220 bytes or more. */
 #include "kernel/acpi_parse.h"
 
 #include <stdarg.h>
@@ -18,6 +22,17 @@
 #define RSDP_V2_LEN 36
 #define SDT_HEADER_LEN 36
 #define MADT_HEADER_LEN 44
+#define FADT_V1_LEN 116
+#define FADT_PM_TMR_BLK 76
+#define FADT_PM_TMR_LEN 91
+#define FADT_FLAGS 112
+#define FADT_X_PM_TMR_BLK 208
+#define GAS_LEN 12
+#define GAS_SYSTEM_IO 1
+#define FADT_TMR_VAL_EXT (1u << 8)      /* the PM timer has 32 bits, not 24 */
+#define FADT_HW_REDUCED_ACPI (1u << 20) /* no fixed hardware: no PM timer either */
+#define PM_TIMER_BLOCK_LEN 4            /* ACPI 6.4 5.2.9: PM_TMR_LEN must be 4 */
+#define IO_PORT_LAST 0xffff
 
 #define MADT_LAPIC 0
 #define MADT_LAPIC_OVERRIDE 5
@@ -37,7 +52,11 @@ struct table {
     uint32_t len;
 };
 
-static char error_line[80];
+/* Each public parse keeps its own line, so the CPU list's error survives
+ * the PM timer's parse. */
+#define ERROR_LINE_LEN 80
+static char cpus_error_line[ERROR_LINE_LEN], pm_timer_error_line[ERROR_LINE_LEN];
+static char *error_line = cpus_error_line;
 
 /* Errors name offsets and addresses, so they are formatted; one at a time. */
 __attribute__((format(printf, 1, 2))) static const char *fail(const char *fmt, ...)
@@ -45,7 +64,7 @@ __attribute__((format(printf, 1, 2))) static const char *fail(const char *fmt, .
     va_list ap;
 
     va_start(ap, fmt);
-    kvsnprintf(error_line, sizeof(error_line), fmt, ap);
+    kvsnprintf(error_line, ERROR_LINE_LEN, fmt, ap);
     va_end(ap);
     return error_line;
 }
@@ -149,24 +168,41 @@ static const char *read_table(const struct boot_mem *mem, uint64_t pa, const cha
     return NULL;
 }
 
-/* Finds the MADT among the root table's entries; the other tables are
- * not ours to check, but each must at least be in memory. */
-static const char *find_madt(const struct boot_mem *mem, const struct table *root,
-                             unsigned entry_len, const char *name, struct table *madt)
+/* The root table (named root_name in errors) of the RSDP at rsdp_pa. */
+static const char *read_root(const struct boot_mem *mem, uint64_t rsdp_pa, struct table *root,
+                             unsigned *entry_len, const char **root_name)
+{
+    uint64_t root_pa = 0;
+    const char *err;
+
+    *entry_len = 4;
+    err = read_rsdp(mem, rsdp_pa, &root_pa, entry_len);
+    if (err)
+        return err;
+    *root_name = *entry_len == 8 ? "XSDT" : "RSDT";
+    return read_table(mem, root_pa, *root_name, *root_name, SDT_HEADER_LEN, root);
+}
+
+/* Finds the table with signature sig (named name, at least min bytes)
+ * among the root table's entries; the other tables are not ours to check,
+ * but each must at least be in memory. */
+static const char *find_table(const struct boot_mem *mem, const struct table *root,
+                              unsigned entry_len, const char *root_name, const char *sig,
+                              const char *name, uint32_t min, struct table *t)
 {
     if ((root->len - SDT_HEADER_LEN) % entry_len != 0)
-        return fail("%s length %u ends inside an entry", name, root->len);
+        return fail("%s length %u ends inside an entry", root_name, root->len);
     for (uint32_t off = SDT_HEADER_LEN; off < root->len; off += entry_len) {
         const uint8_t *e = root->p + off;
         uint64_t pa = entry_len == 8 ? boot_load64(e) : boot_load32(e);
-        const uint8_t *sig = boot_mem_at(mem, pa, 4);
-        if (!sig)
-            return fail("%s entry %u at 0x%lx is outside memory", name,
+        const uint8_t *found = boot_mem_at(mem, pa, 4);
+        if (!found)
+            return fail("%s entry %u at 0x%lx is outside memory", root_name,
                         (off - SDT_HEADER_LEN) / entry_len, pa);
-        if (memcmp(sig, "APIC", 4) == 0)
-            return read_table(mem, pa, "APIC", "MADT", MADT_HEADER_LEN, madt);
+        if (memcmp(found, sig, 4) == 0)
+            return read_table(mem, pa, sig, name, min, t);
     }
-    return fail("no MADT in the %s", name);
+    return fail("no %s in the %s", name, root_name);
 }
 
 /* One enabled CPU. The same id twice (a type 0 and a type 9 entry) is one
@@ -238,19 +274,15 @@ static const char *read_madt(const struct table *madt, struct acpi_cpus *out)
 const char *acpi_parse_cpus(const struct boot_mem *mem, uint64_t rsdp_pa, struct acpi_cpus *out)
 {
     struct table root, madt;
-    uint64_t root_pa = 0;
-    unsigned entry_len = 4;
-    const char *name, *err;
+    unsigned entry_len;
+    const char *name = 0, *err;
 
+    error_line = cpus_error_line;
     memset(out, 0, sizeof(*out));
-    err = read_rsdp(mem, rsdp_pa, &root_pa, &entry_len);
+    err = read_root(mem, rsdp_pa, &root, &entry_len, &name);
     if (err)
         return err;
-    name = entry_len == 8 ? "XSDT" : "RSDT";
-    err = read_table(mem, root_pa, name, name, SDT_HEADER_LEN, &root);
-    if (err)
-        return err;
-    err = find_madt(mem, &root, entry_len, name, &madt);
+    err = find_table(mem, &root, entry_len, name, "APIC", "MADT", MADT_HEADER_LEN, &madt);
     if (err)
         return err;
     err = read_madt(&madt, out);
@@ -264,23 +296,73 @@ const char *acpi_parse_cpus(const struct boot_mem *mem, uint64_t rsdp_pa, struct
     return NULL;
 }
 
+/* ACPI 6.4 5.2.9: a nonzero X_PM_TMR_BLK overrides PM_TMR_BLK; with
+ * HW_REDUCED_ACPI set, both are to be ignored. Only a port in the system
+ * I/O space is taken: a memory-mapped timer would need a mapping. */
+static const char *read_pm_timer(const struct table *fadt, struct acpi_pm_timer *out)
+{
+    uint32_t flags = boot_load32(fadt->p + FADT_FLAGS);
+    uint64_t port = boot_load32(fadt->p + FADT_PM_TMR_BLK);
+    const uint8_t *gas = fadt->p + FADT_X_PM_TMR_BLK;
+
+    if (flags & FADT_HW_REDUCED_ACPI)
+        return "FADT says hardware-reduced ACPI: no PM timer";
+    if (fadt->len >= FADT_X_PM_TMR_BLK + GAS_LEN && boot_load64(gas + 4)) {
+        if (gas[0] != GAS_SYSTEM_IO)
+            return fail("FADT X_PM_TMR_BLK is in address space %u, not system I/O", gas[0]);
+        port = boot_load64(gas + 4);
+    } else if (port == 0) {
+        return "FADT lists no PM timer";
+    } else if (fadt->p[FADT_PM_TMR_LEN] != PM_TIMER_BLOCK_LEN) {
+        return fail("FADT PM_TMR_LEN is %u, not %u", fadt->p[FADT_PM_TMR_LEN], PM_TIMER_BLOCK_LEN);
+    }
+    if (port > IO_PORT_LAST + 1 - PM_TIMER_BLOCK_LEN)
+        return fail("FADT PM timer port 0x%lx is past the I/O space", port);
+    out->port = (uint16_t)port;
+    out->bits = flags & FADT_TMR_VAL_EXT ? 32 : 24;
+    return NULL;
+}
+
+const char *acpi_parse_pm_timer(const struct boot_mem *mem, uint64_t rsdp_pa,
+                                struct acpi_pm_timer *out)
+{
+    struct table root, fadt;
+    unsigned entry_len;
+    const char *name = 0, *err;
+
+    error_line = pm_timer_error_line;
+    memset(out, 0, sizeof(*out));
+    err = read_root(mem, rsdp_pa, &root, &entry_len, &name);
+    if (err)
+        return err;
+    err = find_table(mem, &root, entry_len, name, "FACP", "FADT", FADT_V1_LEN, &fadt);
+    if (err)
+        return err;
+    err = read_pm_timer(&fadt, out);
+    if (err)
+        memset(out, 0, sizeof(*out));
+    return err;
+}
+
 _Static_assert(sizeof(((struct boot_info *)0)->cpu_apic_id) == ACPI_MAX_CPUS,
                "boot_info keeps every CPU the parser lists");
 
-void acpi_boot_cpus(const struct boot_mem *mem, uint64_t rsdp_pa, struct boot_info *bi)
+void acpi_boot_tables(const struct boot_mem *mem, uint64_t rsdp_pa, struct boot_info *bi)
 {
     struct acpi_cpus cpus;
+    struct acpi_pm_timer timer = {0, 0};
     const char *err = NULL;
 
     if (rsdp_pa == 0)
         err = acpi_find_rsdp(mem, &rsdp_pa);
-    if (!err)
-        err = acpi_parse_cpus(mem, rsdp_pa, &cpus);
-    bi->cpus_error = err;
-    if (err)
+    bi->cpus_error = err ? err : acpi_parse_cpus(mem, rsdp_pa, &cpus);
+    if (bi->cpus_error)
         memset(&cpus, 0, sizeof(cpus));
     bi->nr_cpus = cpus.count;
     memcpy(bi->cpu_apic_id, cpus.apic_id, sizeof(bi->cpu_apic_id));
     bi->lapic_base = cpus.lapic_base;
     bi->nr_cpus_ignored = cpus.ignored;
+    bi->pm_timer_error = err ? err : acpi_parse_pm_timer(mem, rsdp_pa, &timer);
+    bi->pm_timer_port = timer.port;
+    bi->pm_timer_bits = timer.bits;
 }

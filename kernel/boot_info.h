@@ -47,6 +47,12 @@ struct boot_info {
     uint64_t lapic_base;
     unsigned nr_cpus_ignored; /* enabled CPUs beyond MAX_CPUS or not addressable */
     const char *cpus_error;
+    /* The ACPI PM timer from the FADT (native doors only), the time
+     * self-test's reference: port 0 when there is none, and then
+     * pm_timer_error says why (NULL: nobody looked, as under Xen). */
+    uint16_t pm_timer_port;
+    uint8_t pm_timer_bits; /* 24 or 32 */
+    const char *pm_timer_error;
 };
 
 extern struct boot_info boot_info;

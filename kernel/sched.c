@@ -8,10 +8,11 @@
  * contending for it cost is what ctx_switch measures on several CPUs
  * (docs/smp.md); per-CPU queues with balancing are the next step. An idle
  * CPU halts (safe_halt) and is woken by an IPI when a thread becomes
- * runnable. The boot thread, "main", is the one thread bound to a CPU,
- * the boot CPU: the self-tests and benchmarks it runs then start from
- * the same place whatever the threads before them did, which keeps
- * `--icount` figures on several CPUs repeatable.
+ * runnable. The boot thread, "main", is bound to the boot CPU: the
+ * self-tests and benchmarks it runs then start from the same place
+ * whatever the threads before them did, which keeps `--icount` figures on
+ * several CPUs repeatable. thread_create_on() binds a thread the same way,
+ * for a benchmark that needs one thread on each CPU.
  *
  * The slice is the tick period: each tick that finds another thread
  * waiting moves the running one to the back of the run queue. The tick

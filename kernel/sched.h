@@ -18,6 +18,10 @@ void sched_init(void);
  * stack slots are taken. name must outlive the thread. */
 struct thread *thread_create(const char *name, void (*entry)(void *), void *arg);
 
+/* The same, bound to CPU cpu (below smp_cpus_online()): it runs there
+ * only, as "main" does on the boot CPU. */
+struct thread *thread_create_on(unsigned cpu, const char *name, void (*entry)(void *), void *arg);
+
 /* Gives the CPU to the next runnable thread, if there is one. */
 void thread_yield(void);
 

@@ -76,6 +76,17 @@ struct thread *thread_create(const char *name, void (*entry)(void *), void *arg)
     return t;
 }
 
+struct thread *thread_create_on(unsigned cpu, const char *name, void (*entry)(void *), void *arg)
+{
+    struct thread *t = thread_alloc(name, entry, arg);
+
+    if (t) {
+        t->cpu = (int)cpu;
+        sched_make_runnable(t);
+    }
+    return t;
+}
+
 void thread_join(struct thread *t)
 {
     sched_wait_dead(t);

@@ -51,6 +51,11 @@ uint64_t time_now_ns(void)
     return pv_time_ops.now_ns();
 }
 
+uint64_t time_reference_ns(const char **name)
+{
+    return pv_time_ops.reference_ns(name);
+}
+
 void timer_arm(uint64_t deadline_ns)
 {
     require_time_ops();

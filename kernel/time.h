@@ -13,6 +13,11 @@
 /* Nanoseconds since the platform's clock started; never goes backwards. */
 uint64_t time_now_ns(void);
 
+/* The platform's reference clock (pv_time_ops.reference_ns), for the time
+ * self-test's rate check: ns from some origin, or 0 when there is none;
+ * *name says which, or why not. */
+uint64_t time_reference_ns(const char **name);
+
 /* What a TSC tick is in this run, for output lines: "instructions" when
  * the emulator's TSC counts them (tsc.icount, which tools/run --icount
  * sets), "tsc_ticks" otherwise. Nothing inside can tell the two apart. */

@@ -96,10 +96,15 @@
     /* Invalidates [start, end) in the TLBs of the CPUs in cpus (a bit per \
      * CPU, never the caller's), and returns once they no longer use it. */ \
     X(a, mmu, flush_tlb_others, void, (unsigned cpus, uint64_t start, uint64_t end))
-/* A monotonic clock and one one-shot timer per CPU. */
+/* A monotonic clock and one one-shot timer per CPU; and a second clock,
+ * the reference the time self-test checks the first one's rate against. */
 #define PV_CALLS_time(X, a) \
     X(a, time, now_ns, uint64_t, (void)) \
-    X(a, time, timer_oneshot, void, (uint64_t deadline_ns))
+    X(a, time, timer_oneshot, void, (uint64_t deadline_ns)) \
+    /* The reference's ns from some origin, never 0, with *name saying what \
+     * it is for the log; or 0 with *name saying why there is none. Read it \
+     * from one CPU at a time, at least every few seconds (it may wrap). */ \
+    X(a, time, reference_ns, uint64_t, (const char **name))
 /* The machine around the CPU. */
 #define PV_CALLS_machine(X, a) \
     X(a, machine, console_write, void, (const char *s, size_t len)) /* works from a trap */ \

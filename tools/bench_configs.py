@@ -81,17 +81,20 @@ DOORS = {"native": [], "xen-pv": ["--xen"], "xen-pvh": ["--xen", "--pvh"], "domu
 PLATFORM = re.compile(r"^(native|xen-pvh|xen-pv)-(?:nopv|unpatched|patched)\b")
 
 
-def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None, icount=False):
+def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None, icount=False,
+           trials=()):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
     tools/run door (DOORS; default: the platform's own, as dom0 under Xen), the
     number of CPUs (tools/run --smp), under Xen of physical CPUs
-    (--host-cpus; default as many), and whether it always runs under
-    --icount."""
+    (--host-cpus; default as many), whether it always runs under
+    --icount, and its trials: the benchmarks whose figure depends on where
+    the hypervisor's time slices fall, which tools/bench runs again in
+    further boots (--runs), each starting at another offset."""
     platform = PLATFORM.match(id).group(1)
     return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
                 icount=icount, image="nopv" if nopv else "pv", select=list(select),
-                options=list(options))
+                options=list(options), trials=list(trials))
 
 
 CONFIGS = [
@@ -133,15 +136,21 @@ CONFIGS = [
     config("xen-pv-patched" + XEN + "+spinlock=off" + SMP2, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=2),
     # Overcommit: 4 vCPUs on 2 physical CPUs, where Xen deschedules a vCPU
-    # that holds or waits for a lock: the pv lock against plain spinning.
+    # that holds or waits for a lock: the pv lock against plain spinning,
+    # as a PV and as a PVH dom0, each a distribution over --runs runs.
     # Always under icount: QEMU then runs its CPUs on one host thread.
     # Without it, on a 2-CPU host that also runs another boot, each of
     # QEMU's CPU threads is itself descheduled while Xen's vCPUs spin, and
     # a boot took from 3 s to over 300 s.
     config("xen-pv-patched" + XEN + SMP4, ["lock_contended", "pte", "patching"], ["xen.mmu=batch"],
-           smp=4, host_cpus=2, icount=True),
+           smp=4, host_cpus=2, icount=True, trials=["lock_contended"]),
     config("xen-pv-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
-           ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2, icount=True),
+           ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2, icount=True,
+           trials=["lock_contended"]),
+    config("xen-pvh-patched" + SMP4, ["lock_contended"], smp=4, host_cpus=2, icount=True,
+           trials=["lock_contended"]),
+    config("xen-pvh-patched+spinlock=off" + SMP4, ["lock_contended"], ["pv.spinlock=off"], smp=4,
+           host_cpus=2, icount=True, trials=["lock_contended"]),
     # A shootdown of three other CPUs: natively three IPIs and waits, under
     # Xen (the overcommit boot above) still one hypercall. Under icount
     # too: without it, 4 CPUs on 2 host CPUs spend about 750k ticks on one.

@@ -24,6 +24,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
+import bench_contended  # noqa: E402
 import elfimage  # noqa: E402
 
 # The layouts of bench/bench.h, which _Static_asserts the offsets used here.
@@ -339,6 +340,11 @@ def conditions_text(c):
         % (c["configs"], boots_text(c.get("boots_per_config", 1)), c["parallel_boots"],
            c["host_cpus"], c["elapsed_s"]),
     ]
+    if c.get("runs_with_trials", 1) > 1:
+        lines.append("- Configurations under icount booted once, except those with trials "
+                     "(`lock_contended` with more vCPUs than physical CPUs): %d runs each, "
+                     "each later run starting its benchmark %d µs later (`bench.offset_us`)"
+                     % (c["runs_with_trials"], c["run_offset_us"]))
     if c["quick"]:
         lines.append("- **Quick run** (few iterations): a check that everything works, "
                      "not a measurement")
@@ -430,23 +436,14 @@ def smp_section(idx):
                    "without (%+.1f%%): the native backend has no lock ops, so `spin_lock()` runs "
                    "the ticket lock inline either way, and any difference is the host's."
                    % (unit, fmt(pv), fmt(plain), (pv - plain) * 100 / plain))
-    for cpus, what in (("smp2", "2 vCPUs on 2 physical CPUs"),
-                       ("smp4", "4 vCPUs on 2 physical CPUs")):
-        pv, plain = (idx.get(xen + tags, {}).get("lock_contended")
-                     for tags in ("+" + cpus, "+spinlock=off+" + cpus))
-        if pv and plain and "mean" in pv and "mean" in plain:
-            out.append("- **Contended, under Xen, %s** (`lock_contended`, mean %s per "
-                       "acquisition over every repetition): %d with the pv lock (the threads "
-                       "waited %d per acquisition between them, blocked %d times and were "
-                       "kicked %d times), %d with plain spinning (%d waited): the pv lock's "
-                       "throughput is %.1fx." % (
-                           what, pv["unit"].replace("_", " "), pv["mean"], pv["waiting"],
-                           pv["blocked"], pv["kicked"], plain["mean"], plain["waiting"],
-                           plain["mean"] / pv["mean"]))
+    contended = [(cfg, idx[cfg["id"]]["lock_contended"]) for cfg in bench_configs.CONFIGS
+                 if cfg["smp"] > 1 and cfg["platform"].startswith("xen")
+                 and "runs" in idx.get(cfg["id"], {}).get("lock_contended", {})]
     out += live_patch_lines(idx, native, xen, unit)
-    if not out:
+    locks = bench_contended.section(contended)
+    if not out and not locks:
         return []
-    return ["", "## SMP", ""] + out
+    return ["", "## SMP", ""] + out + (["", "### Contended locks", ""] + locks if locks else [])
 
 
 def live_patch_lines(idx, native, xen, unit):

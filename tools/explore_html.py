@@ -1,6 +1,6 @@
 """The HTML of tools/explore's site: the frame every page shares (the
 navigation and the one stylesheet), and index.html, a row per paravirt
-call site with its bytes per backend and the filter script over them.
+call site with its bytes per platform and the filter script over them.
 
 Everything here is plain HTML and a few lines of JavaScript that only
 hide rows and columns, so every page opens from the file system and
@@ -16,10 +16,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from explore_sites import ROOT, read_links, shown, source_line, split_chain  # noqa: E402
 from markdown_html import esc  # noqa: E402
 
-# The bytes columns of index.html: the key (class b-KEY, &hide=KEY) and heading.
-BACKENDS = [("linked", "as linked"), ("native", "native"), ("xen", "xen")]
+# The first bytes column of index.html: the key (class b-KEY, &hide=KEY)
+# and heading. A column per platform follows, keyed by its name.
+LINKED = ("linked", "as linked")
 
-# explore.css, the one stylesheet of every page.
+# explore.css, the one stylesheet of every page, but for the rules that
+# hide a bytes column (css()). The bytes and their disassembly wrap, so
+# that the linked bytes and every platform's of a 25-byte site fit beside
+# each other in a 1400-pixel window.
 CSS = """body { font: 14px/1.4 sans-serif; margin: 0 1em 2em; color: #222; }
 nav { padding: .5em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
 code, pre, .bytes { font-family: monospace; font-size: 12px; }
@@ -29,6 +33,8 @@ th, td { border: 1px solid #ccc; padding: .2em .4em; vertical-align: top; text-a
 th { background: #eee; }
 mark { background: #ffd84d; }
 .bytes { display: block; white-space: pre; }
+#sites .bytes { white-space: normal; }
+#sites td.b { overflow-wrap: anywhere; }
 pre.dis { margin: .2em 0 0; padding: .1em .3em; background: none; }
 .result { font-size: 11px; color: #555; }
 .variant + .variant { border-top: 1px dashed #ccc; margin-top: .3em; padding-top: .3em; }
@@ -39,11 +45,16 @@ pre.dis { margin: .2em 0 0; padding: .1em .3em; background: none; }
 #sites td:nth-child(2) { max-width: 22em; }
 #shown { margin-left: 1em; color: #555; }
 tr:target { outline: 2px solid #e08a00; }
-#sites.hide-linked .b-linked, #sites.hide-native .b-native,
-#sites.hide-xen .b-xen { display: none; }
 #filters { margin: .5em 0; }
 img.chart { max-width: 100%; }
 """
+
+
+def css(keys):
+    """explore.css: CSS, and a rule per bytes column (keys) that hides it
+    while the table has the class hide-KEY."""
+    return CSS + ",\n".join("#sites.hide-%s .b-%s" % (k, k) for k in keys) + \
+        " { display: none; }\n"
 
 
 def page(title, body, up="", groups=(), script=""):
@@ -80,7 +91,8 @@ def disasm_text(lines):
 
 
 def variant_html(label, result, hexbytes, disasm, linked, note=""):
-    """One backend's bytes and instructions at a site."""
+    """One platform's bytes and instructions at a site (label: the
+    restore_fl template, where a platform has two)."""
     head = '<span class="result">%s%s</span>' % (esc(label + ": ") if label else "", esc(result))
     if note:
         head += ' <span class="result">(%s)</span>' % esc(note)
@@ -90,23 +102,23 @@ def variant_html(label, result, hexbytes, disasm, linked, note=""):
                esc(disasm_text(disasm))))
 
 
-def backend_variants(site):
-    """{column: [(label, entry)]}: the native column may hold both restore_fl forms."""
-    columns = {"native": [], "xen": []}
-    for label, entry in site["backends"].items():
-        column = label.split(" ")[0]
-        variant = label[len(column):].strip(" ()")
-        columns.setdefault(column, []).append((variant, entry))
+def backend_variants(site, platforms):
+    """{platform: [(restore_fl template or "", entry)]}: a platform taking
+    the native form may show both templates."""
+    columns = {p: [] for p in platforms}
+    for entry in site["backends"].values():
+        columns.setdefault(entry["platform"], []).append((entry["variant"] or "", entry))
     return columns
 
 
-def backend_cells(site):
-    """The as-linked, native and xen cells of a site's row. A backend that
-    keeps the indirect call leaves the as-linked bytes, shown as such."""
+def backend_cells(site, platforms):
+    """The as-linked cell of a site's row, then one per platform. A
+    platform that keeps the indirect call leaves the as-linked bytes,
+    shown as such."""
     linked = site["bytes"] or ""
     cells = ['<td class="b b-linked">%s</td>' % variant_html(
         "", "indirect call", linked, site["disasm"], None)]
-    for column, variants in backend_variants(site).items():
+    for column, variants in backend_variants(site, platforms).items():
         parts = []
         for label, entry in variants:
             if entry.get("bytes"):
@@ -146,7 +158,7 @@ def location(frame, up):
 
 
 def site_row(site, ctx):
-    """One site's row: where it is, what it is, and its bytes per backend."""
+    """One site's row: where it is, what it is, and its bytes per platform."""
     table = ctx["tables"].get(site["op"], "?")
     where = "%s+0x%x" % (site["function"], site["offset"]) if site["function"] else "?"
     what = ("<code>%s</code> (%s table)<br>%d bytes, clobbers %s<br>"
@@ -156,7 +168,7 @@ def site_row(site, ctx):
     cells = ['<td><a href="#%s">0x%x</a><br><code>%s</code></td>'
              % (site_id(site), site["addr"], esc(where)),
              source_cell(ctx["chains"].get(site["addr"], []), ctx["source_up"]),
-             "<td>%s</td>" % what] + backend_cells(site)
+             "<td>%s</td>" % what] + backend_cells(site, ctx["platforms"])
     return '<tr id="%s" data-op="%s" data-table="%s">%s</tr>' % (
         site_id(site), esc(site["op"]), esc(table), "".join(cells))
 
@@ -166,39 +178,61 @@ def result_kind(result):
     return result if result in ("inline", "call") else "kept"
 
 
+def first_result(site, platform, platforms):
+    """inline, call or kept: what a platform makes of a site (its default
+    restore_fl template's, where it has two); None without its bytes."""
+    variants = backend_variants(site, platforms).get(platform)
+    return result_kind(variants[0][1].get("result")) if variants else None
+
+
+def shared_forms(platforms):
+    """A sentence per site form more than one platform takes: their
+    columns show the same bytes, the form's."""
+    by_form = {}
+    for platform, form in platforms.items():
+        by_form.setdefault(form, []).append(platform)
+    return "".join(" %s take the %s form, so their columns show the same bytes."
+                   % (" and ".join(esc(p) for p in names), esc(form))
+                   for form, names in by_form.items() if len(names) > 1)
+
+
 def summary(sites, ctx):
-    """The counts at the top of index.html: per op, per backend result."""
+    """The counts at the top of index.html: per op, per platform result;
+    then per platform, with the site form it takes."""
+    platforms = ctx["platforms"]
     ops = [op for op in ctx["tables"] if any(s["op"] == op for s in sites)]
     ops += sorted({s["op"] for s in sites} - set(ops))
     rows = []
     for op in ops:
         of_op = [s for s in sites if s["op"] == op]
-        per_backend = []
-        for column in ("native", "xen"):
-            kinds = [result_kind(backend_variants(s)[column][0][1].get("result"))
-                     for s in of_op if backend_variants(s).get(column)]
-            per_backend.append(", ".join("%s %d" % (k, kinds.count(k))
-                                         for k in ("inline", "call", "kept") if k in kinds))
-        rows.append("<tr><td><code>%s</code></td><td>%s</td><td>%d</td><td>%s</td><td>%s</td>"
-                    "<td>%s</td></tr>" % (esc(op), esc(ctx["tables"].get(op, "?")), len(of_op),
-                                          esc(per_backend[0]), esc(per_backend[1]),
-                                          read_links(op, ctx)))
+        per_platform = []
+        for platform in platforms:
+            kinds = [first_result(s, platform, platforms) for s in of_op]
+            per_platform.append(", ".join("%s %d" % (k, kinds.count(k))
+                                          for k in ("inline", "call", "kept") if k in kinds))
+        rows.append("<tr><td><code>%s</code></td><td>%s</td><td>%d</td>%s<td>%s</td></tr>"
+                    % (esc(op), esc(ctx["tables"].get(op, "?")), len(of_op),
+                       "".join("<td>%s</td>" % esc(c) for c in per_platform),
+                       read_links(op, ctx)))
     totals = []
-    for column in ("native", "xen"):
-        kinds = [result_kind(backend_variants(s)[column][0][1].get("result"))
-                 for s in sites if backend_variants(s).get(column)]
-        totals.append("<tr><td>%s</td>%s</tr>" % (column, "".join(
+    for platform, form in platforms.items():
+        kinds = [first_result(s, platform, platforms) for s in sites]
+        totals.append("<tr><td>%s</td><td>%s</td>%s</tr>" % (esc(platform), esc(form), "".join(
             "<td>%d</td>" % kinds.count(k) for k in ("inline", "call", "kept"))))
     return "\n".join([
-        "<h2>Ops</h2>", "<table><thead><tr><th>op</th><th>table</th><th>sites</th>"
-        "<th>native</th><th>xen</th><th>read</th></tr></thead><tbody>"] + rows + [
-        "</tbody></table>", "<h2>Backends</h2>",
-        "<table><thead><tr><th>backend</th><th>inline</th><th>call</th><th>kept</th></tr>"
-        "</thead><tbody>"] + totals + ["</tbody></table>"])
+        "<h2>Ops</h2>", "<table><thead><tr><th>op</th><th>table</th><th>sites</th>%s"
+        "<th>read</th></tr></thead><tbody>" % "".join("<th>%s</th>" % esc(p) for p in platforms)]
+        + rows + [
+        "</tbody></table>", "<h2>Platforms</h2>",
+        "<p>Each platform rewrites its sites in one site form: the patch backend its "
+        "install function chooses, which <code>pv: FORM ops</code> names at boot.%s</p>"
+        % shared_forms(platforms),
+        "<table><thead><tr><th>platform</th><th>site form</th><th>inline</th><th>call</th>"
+        "<th>kept</th></tr></thead><tbody>"] + totals + ["</tbody></table>"])
 
 
 # Shows the filter form, applies the ?op= and &hide= presets, hides rows by
-# op and columns by backend; data-explore="ready" tells the browser test
+# op and columns by platform; data-explore="ready" tells the browser test
 # it ran through.
 FILTER_SCRIPT = """<script>
 (function () {
@@ -236,6 +270,12 @@ FILTER_SCRIPT = """<script>
 </script>"""
 
 
+def columns(ctx):
+    """The bytes columns: (key, heading), the as-linked one, then each
+    platform's, its heading saying the site form it takes."""
+    return [LINKED] + [(p, "%s: %s form" % (p, form)) for p, form in ctx["platforms"].items()]
+
+
 def filter_form(sites, ctx):
     """The filter controls, hidden until the script shows them."""
     options = ['<option value="">all sites</option>']
@@ -249,22 +289,23 @@ def filter_form(sites, ctx):
         options += ['<option value="op:%s">%s</option>' % (esc(op), esc(op)) for op in ops]
         options.append("</optgroup>")
     boxes = ['<label><input type="checkbox" data-backend="%s" checked> %s</label>'
-             % (key, esc(label)) for key, label in BACKENDS]
-    return ('<form id="filters" hidden>Op: <select id="filter-op">%s</select> Backends: %s '
+             % (esc(key), esc(key if key in ctx["platforms"] else label))
+             for key, label in columns(ctx)]
+    return ('<form id="filters" hidden>Op: <select id="filter-op">%s</select> Bytes: %s '
             '<span id="shown"></span></form>' % ("".join(options), " ".join(boxes)))
 
 
 def index_page(image_path, sites, ctx, groups):
     """index.html: the summary, the benchmark groups, the filters, a row per site."""
     head = ["<th>site, function</th><th>source</th><th>op</th>"] + [
-        '<th class="b b-%s">%s</th>' % (key, esc(label)) for key, label in BACKENDS]
+        '<th class="b b-%s">%s</th>' % (esc(key), esc(label)) for key, label in columns(ctx)]
     body = [
         "<h1>Paravirt call sites</h1>",
         "<p>Image <code>%s</code>: %d sites. Each row is one site of <code>.pv_sites</code> "
-        "(<code>tools/pvsites %s --disasm</code>): its bytes as linked, and what each "
-        "backend's patcher writes there; <mark>marked</mark> bytes differ from the linked ones. "
-        'See <a href="docs/pv-sites.html">docs/pv-sites.md</a>.</p>'
-        % (esc(shown(image_path)), len(sites), esc(shown(image_path))),
+        "(<code>tools/pvsites %s --disasm</code>): its bytes as linked, and what the patcher "
+        "writes there on each platform, in the site form the platform takes; <mark>marked</mark> "
+        'bytes differ from the linked ones. See <a href="docs/pv-sites.html">docs/pv-sites.md</a>.'
+        "</p>" % (esc(shown(image_path)), len(sites), esc(shown(image_path))),
         summary(sites, ctx),
         "<h2>Benchmarks</h2>", "<ul>%s</ul>" % "".join(
             '<li><a href="bench-%s.html">%s</a> (<code>%s</code>)</li>'

@@ -44,7 +44,7 @@ def shown(path):
 
 
 def read_sites(image_path):
-    """Every site with its bytes and disassembly per backend (pvsites --json --disasm)."""
+    """Every site with its bytes and disassembly per platform (pvsites --json --disasm)."""
     pvsites = load_tool("pvsites")
     try:
         image = pvsites.open_image(image_path)
@@ -53,6 +53,17 @@ def read_sites(image_path):
     except pvsites.ToolError as e:
         raise InputError(str(e)) from e
     return sites
+
+
+def platforms():
+    """{platform: the site form it takes}, in pvsites' column order (from
+    pvemit's table, which tests/pv/test_platform_sites.py checks against
+    the kernel)."""
+    pvsites = load_tool("pvsites")
+    try:
+        return pvsites.platform_forms()
+    except pvsites.ToolError as e:
+        raise InputError(str(e)) from e
 
 
 def op_tables():

@@ -87,13 +87,15 @@ def xen_cmdline(args):
     vCPUs (Xen 4.17 reads N as N-N, and only its default, one vCPU per
     physical CPU, follows the host: N may exceed --host-cpus). Left out at
     one CPU on one, as before --smp, where Xen's default is that one.
-    dom0=pvh builds dom0 as a PVH guest."""
+    dom0=pvh builds dom0 as a PVH guest. PATCHBAY_XEN_EXTRA adds words at
+    the end, e.g. a scheduler option."""
     mode = " dom0=pvh" if args.pvh else ""
     vcpus = ""
     if (args.smp, args.host_cpus) != (1, 1):
         vcpus = " dom0_max_vcpus=%d" % args.smp
-    return ("console=com1 com1=115200 dom0_mem=%dM%s%s guest_loglvl=all loglvl=all"
-            % (args.dom0_mem, mode, vcpus))
+    extra = " ".join(os.environ.get("PATCHBAY_XEN_EXTRA", "").split())
+    return ("console=com1 com1=115200 dom0_mem=%dM%s%s guest_loglvl=all loglvl=all%s"
+            % (args.dom0_mem, mode, vcpus, " " + extra if extra else ""))
 
 
 def symbolize(image, addr):

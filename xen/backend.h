@@ -60,6 +60,7 @@ void xen_must(long rc, const char *op);
 /* The ops both backends put in their tables (time.c, machine.c, smp.c). */
 uint64_t xen_now_ns(void);
 void xen_timer_oneshot(uint64_t deadline_ns);
+uint64_t xen_reference_ns(const char **name);
 void xen_console_write(const char *s, size_t len);
 __attribute__((noreturn)) void xen_exit(int status);
 unsigned xen_cpus_possible(void);

@@ -1,8 +1,10 @@
-/* Event channels over the 2-level ABI. Xen sets a port's bit in
- * shared_info's evtchn_pending, then (unless the port is masked in
- * evtchn_mask) the bit for that word in vcpu_info's evtchn_pending_sel and
- * evtchn_upcall_pending, and (unless evtchn_upcall_mask is set) calls
- * xen_event_entry. The upcall walks selector -> word -> port. */
+/* Event channels over the 2-level ABI, for both Xen backends. Xen sets a
+ * port's bit in shared_info's evtchn_pending, then (unless the port is
+ * masked in evtchn_mask) the bit for that word in vcpu_info's
+ * evtchn_pending_sel and evtchn_upcall_pending, and then upcalls: a PV
+ * guest (unless evtchn_upcall_mask is set) at xen_event_entry, a PVH guest
+ * (unless RFLAGS.IF is clear) on its callback vector. The upcall walks
+ * selector -> word -> port. */
 #include "xen/events.h"
 
 #include "arch/x86/trap_frame.h"
@@ -148,8 +150,9 @@ static void run_handlers(const xen_ulong_t *todo, struct trap_frame *f)
 }
 
 /* Tour 110: Where events arrive.
- * Xen's upcall lands here with the mask set, like an interrupt gate. The
- * two-level demux: a selector word says which words of evtchn_pending have
+ * Xen's upcall lands here with events masked: under PV with the mask byte
+ * set, like an interrupt gate; under PVH through one (the callback
+ * vector, xen/pvh/irq.c), with RFLAGS.IF clear. The two-level demux: a selector word says which words of evtchn_pending have
  * bits, each set and unmasked bit is a port, each port has a handler. The
  * timer is VIRQ_TIMER bound to a port; its handler calls `timer_interrupt`.
  * Xen ABI: clear evtchn_upcall_pending before reading the selector, and

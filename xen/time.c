@@ -1,10 +1,22 @@
 /* Xen's time ops: Xen's system time, read from vcpu_info, and each vCPU's
- * one-shot timer, which raises that vCPU's VIRQ_TIMER. */
+ * one-shot timer, which raises that vCPU's VIRQ_TIMER; the raw TSC at the
+ * rate Xen states is the reference the time self-test checks it against. */
+#include "kernel/clock_scale.h"
+#include "kernel/printf.h"
 #include "kernel/time.h"
+#include "pv/cpu.h"
 #include "xen/backend.h"
+#include "xen/cpuid_base.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/system_time.h"
+
+/* Xen ABI (public/arch-x86/cpuid.h): leaf base + 3 describes the TSC;
+ * sub-leaf 0 has the guest's rate in ECX (kHz) and in EAX bit 0 whether
+ * rdtsc is emulated, sub-leaf 2 the host's rate in EAX (kHz). */
+#define CPUID_TSC_LEAF 3
+#define CPUID_TSC_EMULATED (1u << 0)
+#define CPUID_TSC_HOST 2
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
@@ -123,4 +135,55 @@ evtchn_port_t xen_timer_init(unsigned cpu)
     if (cpu != 0)
         __atomic_store_n(&several_clocks, true, __ATOMIC_RELAXED);
     return xen_bind_virq(VIRQ_TIMER, cpu, timer_event, 0);
+}
+
+/* Why there is no reference, or the TSC's scale and the reference's name.
+ * Xen states no guest rate for a PV dom0 (tsc_set_info() returns before
+ * setting it), whose rdtsc is the host's own: then the host's rate. */
+static const char *tsc_reference(struct clock_scale *tsc_to_ns)
+{
+    static char label[80];
+    uint32_t base = xen_cpuid_base(pv_cpu_ops.cpuid), khz;
+    struct cpuid_result tsc;
+    bool host = false;
+
+    if (!base)
+        return "no Xen CPUID leaves";
+    if (cpu_id(base, 0).eax < base + CPUID_TSC_LEAF)
+        return "Xen's CPUID leaves end before its TSC leaf";
+    tsc = cpu_id(base + CPUID_TSC_LEAF, 0);
+    khz = tsc.ecx;
+    if (!khz && !(tsc.eax & CPUID_TSC_EMULATED)) {
+        khz = cpu_id(base + CPUID_TSC_LEAF, CPUID_TSC_HOST).eax;
+        host = true;
+    }
+    if (!clock_scale_init(tsc_to_ns, (uint64_t)khz * 1000, NSEC_PER_SEC))
+        return "Xen states no TSC rate";
+    ksnprintf(label, sizeof(label), "the TSC at the %u.%03u MHz Xen states%s%s", khz / 1000,
+              khz % 1000, host ? " for the host" : "",
+              tsc.eax & CPUID_TSC_EMULATED ? " (rdtsc emulated by Xen)" : "");
+    return label;
+}
+
+/* The reference: the raw TSC at the guest TSC rate Xen states in CPUID
+ * (base + 3, sub-leaf 0, ECX, in kHz). It is independent of the guest's
+ * side of xen_now_ns(): which vCPU's record it reads, the version
+ * protocol, the mul and shift arithmetic, a wrapped timestamp. It is not
+ * independent of Xen: the stated rate is Xen's own measurement of the
+ * TSC, as the records' scale is, so a Xen that mismeasures both passes;
+ * and where Xen emulates rdtsc (a domU under TCG), a TSC read is Xen's
+ * system time in TSC units, so only the guest's arithmetic is checked. */
+uint64_t xen_reference_ns(const char **name)
+{
+    static struct clock_scale tsc_to_ns;
+    static const char *label;
+    uint64_t ns;
+
+    if (!label)
+        label = tsc_reference(&tsc_to_ns);
+    *name = label;
+    if (!tsc_to_ns.mult)
+        return 0;
+    ns = clock_scale_apply(&tsc_to_ns, rdtsc_ordered());
+    return ns ? ns : 1;
 }

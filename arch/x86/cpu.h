@@ -18,6 +18,13 @@ static inline uint8_t inb(uint16_t port)
     return v;
 }
 
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
 static inline uint64_t read_cr0(void)
 {
     uint64_t v;

@@ -14,7 +14,11 @@
 #  4. The same with two CPUs (configuration native-patched+smp2, with the
 #     benchmarks tools/bench_configs.py gives it): two --icount boots must
 #     give the same median for every benchmark whose op runs on one CPU.
-#  5. Debian's Linux beside patchbay (tools/bench --linux --quick), only
+#  5. lock_contended's own lines: every boot of the quick run that ran it
+#     filed one run with a line per repetition; and tests/bench/
+#     test_contended.py, their parser, the report's distribution and the
+#     boots --runs adds, without booting.
+#  6. Debian's Linux beside patchbay (tools/bench --linux --quick), only
 #     when its kernel is already cached (boot-test's domU cases fetch it):
 #     the Linux program's own checks (each mprotect's rights read back by
 #     writing to its pages), linux.json with every benchmark on both
@@ -49,6 +53,33 @@ if "$bench" --quick -j 2 --configs "$configs" --out "$out/quick" 2>"$out/quick.e
 else
     fail "every benchmark, every configuration (quick)"
     tail -n 5 "$out/quick.err"
+fi
+
+# Every lock_contended result of the quick run has one run of as many
+# repetition lines as its reps (tools/bench fails a boot whose lines do
+# not parse; this checks they were read at all).
+contended=$(python3 -c '
+import json, sys
+found = 0
+for run in json.load(open(sys.argv[1]))["configs"]:
+    for r in run["results"]:
+        if r["name"] == "lock_contended" and "min" in r:
+            runs = r.get("runs", [])
+            if len(runs) != 1 or len(runs[0]["reps"]) != r["reps"]:
+                sys.exit("%s: %d runs" % (r["config"], len(runs)))
+            found += 1
+print(found)
+' "$out/quick/results.json" 2>&1)
+if [ "${contended:-0}" -gt 0 ] 2>/dev/null; then
+    pass "lock_contended: $contended boots filed their repetitions"
+else
+    fail "lock_contended: repetitions not filed: $contended"
+fi
+if python3 "$root/tests/bench/test_contended.py" >"$out/contended.log" 2>&1; then
+    pass "lock_contended's lines, distribution and runs ($(tail -n 1 "$out/contended.log"))"
+else
+    fail "lock_contended's lines, distribution and runs:"
+    grep -E "^FAIL|Error" "$out/contended.log" | head -n 5
 fi
 
 # The benchmarks an image registers, one name a line, in run order; with

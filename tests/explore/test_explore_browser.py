@@ -8,13 +8,18 @@ from file:// URLs, every chromium run under `timeout 60`, and checks the
 DOM Chromium dumps once the page's script has run (--dump-dom):
 1. index.html: the filter script initialised (it sets data-explore="ready"
    on <body>), and every site of the image has its row with bytes in each
-   backend cell (as linked, native, xen).
-2. index.html?op=op:OP&hide=xen (OP the first row's op): exactly the rows
-   of OP are visible, and the table hides the xen column.
+   bytes cell (as linked, native, xen-pv, xen-pvh).
+2. index.html?op=op:OP&hide=xen-pv (OP the first row's op): exactly the
+   rows of OP are visible, and the table hides the xen-pv column only.
 3. a benchmark page and tour.html load with their content.
 4. the checks bite: in a copy whose script throws, check 1 reports it, and
    every row is still there and visible (no JavaScript, no filter).
-5. a screenshot of index.html (1400x2000) is saved, default
+5. in a 1400x2000 window every platform's bytes of every site are on
+   screen: no cell of a platform's column ends past the window's right
+   edge, and the page does not scroll sideways (a script added to a copy
+   measures them); and the check bites: with the bytes kept on one line,
+   as they were before they wrapped, it reports the 25-byte sites.
+6. a screenshot of index.html (1400x2000) is saved, default
    build/explore-screenshot.png.
 Ends with "N passed, N failed"; exits 1 if any check failed.
 """
@@ -35,6 +40,7 @@ sys.path.insert(0, HERE)
 import test_explore_html as static  # noqa: E402
 
 TIMEOUT = "60"
+WINDOW = (1400, 2000)  # the smallest window every platform's bytes must fit
 # Headless, as root, and off the network: the pages need none, and no name
 # is looked up (the rule fails every host name).
 QUIET = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -86,10 +92,10 @@ def index_checks(site, want):
 
 
 def filter_checks(site):
-    """The op and backend filters, preset from the query string."""
+    """The op and column filters, preset from the query string."""
     first = next(iter(static.Page(open(os.path.join(site, "index.html")).read()).rows.values()))
     op = first[0]["attrs"]["data-op"]
-    page, text = dom(site, "index.html?op=op:%s&hide=xen" % op)
+    page, text = dom(site, "index.html?op=op:%s&hide=xen-pv" % op)
     rows = [r[0]["attrs"] for r in page.rows.values()]
     problems = ["%s (op %s) is %s" % (a["id"], a["data-op"], "hidden" if "hidden" in a else
                                       "shown") for a in rows
@@ -97,9 +103,10 @@ def filter_checks(site):
     shown = sum(1 for a in rows if a["data-op"] == op)
     if not re.search(r'id="shown">%d of %d sites shown<' % (shown, len(rows)), text):
         problems.append("the count does not say %d of %d sites shown" % (shown, len(rows)))
-    classes = page.by_id.get("sites", ("", {}))[1].get("class") or ""
-    if "hide-xen" not in classes.split():
-        problems.append("the sites table does not hide the xen column (class %r)" % classes)
+    classes = (page.by_id.get("sites", ("", {}))[1].get("class") or "").split()
+    if classes != ["hide-xen-pv"]:
+        problems.append("the sites table does not hide the xen-pv column alone (class %r)"
+                        % " ".join(classes))
     return problems
 
 
@@ -144,12 +151,72 @@ def broken_script_checks(site, want):
     return problems + [p for p in found if "data-explore" not in p]
 
 
+# Added to a copy of index.html: which platform cells of which rows end
+# past the window's right edge, and how wide the page is, into <body>
+# attributes --dump-dom shows.
+MEASURE = """<script>
+(function () {
+  var view = document.documentElement.clientWidth, past = [];
+  var rows = document.getElementById("sites").tBodies[0].rows;
+  for (var i = 0; i < rows.length; i++) {
+    var cells = rows[i].querySelectorAll("td.b:not(.b-linked)");
+    for (var j = 0; j < cells.length; j++) {
+      var right = cells[j].getBoundingClientRect().right;
+      if (right > view) past.push(rows[i].id + " " + cells[j].className + " ends at " +
+                                  Math.round(right));
+    }
+  }
+  document.body.setAttribute("data-view", view + " " + document.documentElement.scrollWidth);
+  document.body.setAttribute("data-past", past.join("; "));
+})();
+</script>"""
+
+
+def width_problems(site, extra_css=""):
+    """The platform cells past the right edge of a WINDOW-sized window, in a
+    copy of the site with MEASURE added (and extra_css, for the control)."""
+    copy = site + ".measure"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(site, copy)
+    try:
+        index = os.path.join(copy, "index.html")
+        with open(index) as f:
+            text = f.read()
+        with open(index, "w") as f:
+            f.write(text.replace("</body>", MEASURE + "\n</body>", 1))
+        with open(os.path.join(copy, "explore.css"), "a") as f:
+            f.write(extra_css)
+        p = chromium(copy, "index.html", "--dump-dom", "--window-size=%d,%d" % WINDOW)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    page = static.Page(p.stdout)
+    if p.returncode != 0 or "data-view" not in page.body:
+        raise RuntimeError("chromium --dump-dom (measuring): exit %d: %s"
+                           % (p.returncode, p.stderr.strip()[-300:]))
+    view, scroll = (int(n) for n in page.body["data-view"].split())
+    problems = [p for p in page.body.get("data-past", "").split("; ") if p]
+    if scroll > view:
+        problems.append("the page is %d pixels wide in a %d-pixel view: it scrolls sideways"
+                        % (scroll, view))
+    return problems
+
+
+def width_checks(site):
+    """Check 5: every platform's bytes on screen, and the check bites when
+    the bytes are kept on one line."""
+    problems = width_problems(site)
+    control = width_problems(site, "#sites .bytes { white-space: pre; }\n")
+    if not any("ends at" in p for p in control):
+        problems.append("with the bytes on one line, no cell was reported past the edge")
+    return problems
+
+
 def screenshot_checks(site, png):
     """A screenshot to look at (and to see that glyphs render): a real PNG."""
     os.makedirs(os.path.dirname(png), exist_ok=True)
     if os.path.exists(png):
         os.remove(png)
-    p = chromium(site, "index.html", "--screenshot=" + png, "--window-size=1400,2000")
+    p = chromium(site, "index.html", "--screenshot=" + png, "--window-size=%d,%d" % WINDOW)
     if p.returncode != 0 or not os.path.exists(png):
         return ["chromium --screenshot: exit %d: %s" % (p.returncode, p.stderr.strip()[-300:])]
     with open(png, "rb") as f:
@@ -171,12 +238,14 @@ def main():
         check("the site exists", ["no %s/index.html: run test_explore_html.py first" % site])
     else:
         want = static.image_sites(args.image)
-        attempt("index.html: the script ran and all %d sites have bytes per backend"
+        attempt("index.html: the script ran and all %d sites have bytes per platform"
                 % len(want), lambda: index_checks(site, want)[0])
-        attempt("index.html?op=...&hide=xen: the filters apply", lambda: filter_checks(site))
+        attempt("index.html?op=...&hide=xen-pv: the filters apply", lambda: filter_checks(site))
         attempt("a benchmark page and tour.html render", lambda: content_checks(site))
         attempt("with the script broken the ready check fails and every row still shows",
                 lambda: broken_script_checks(site, want))
+        attempt("in a %dx%d window every platform's bytes are on screen" % WINDOW,
+                lambda: width_checks(site))
         attempt("screenshot %s" % os.path.relpath(os.path.abspath(args.screenshot), ROOT),
                 lambda: screenshot_checks(site, os.path.abspath(args.screenshot)))
     failed = static.results.count(False)

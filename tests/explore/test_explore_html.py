@@ -7,12 +7,13 @@ checked without a browser (Python's html.parser).
 1. tools/explore writes OUT (default build/tests/explore/site) and prints
    its index.html; a second run into OUT.again writes the same bytes.
 2. Every site of the image has exactly one row (id site-<hexaddr>), with
-   non-empty bytes in each backend cell: as linked, native, xen.
+   non-empty bytes in each bytes cell: as linked, and each platform's
+   (native, xen-pv, xen-pvh).
 3. Every relative href and src of every page names an existing file, and a
    #fragment an id on that page; no src leaves the site's machine.
 4. Every benchmark group the image registers has its page.
 5. Bad input (a missing image, a foreign --out) exits 2 with one line.
-6. The checks bite: on copies of the site with a row deleted, a backend
+6. The checks bite: on copies of the site with a row deleted, a platform's
    cell emptied, a link and an anchor broken, a bench page removed, each
    must report the fault it was given.
 Ends with "N passed, N failed"; exits 1 if any check failed.
@@ -34,7 +35,8 @@ sys.path.insert(0, TOOLS)
 import bench_report  # noqa: E402
 import explore_sites  # noqa: E402
 
-BACKENDS = ["linked", "native", "xen"]
+# The bytes columns (class b-KEY): as linked, then one per platform.
+BACKENDS = ["linked", "native", "xen-pv", "xen-pvh"]
 results = []
 
 
@@ -51,7 +53,7 @@ def check(name, problems):
 class Page(HTMLParser):
     """What the checks need from one page: its ids (and the attributes of
     the element each names), its links, the <body> attributes, and each
-    site row's attributes and the bytes of its backend cells."""
+    site row's attributes and the bytes of its bytes cells."""
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
@@ -62,7 +64,7 @@ class Page(HTMLParser):
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
-        # Rows, backend cells and byte spans nest: tr > td.b-NAME > code.bytes.
+        # Rows, bytes cells and byte spans nest: tr > td.b-NAME > code.bytes.
         a = dict(attrs)
         if "id" in a:
             self.ids.append(a["id"])
@@ -115,7 +117,7 @@ def image_sites(image):
 
 
 def row_problems(index, want):
-    """Each site of want: exactly one row, non-empty bytes in every backend cell."""
+    """Each site of want: exactly one row, non-empty bytes in every bytes cell."""
     rows = page(index).rows
     problems = []
     for sid in want:
@@ -245,8 +247,8 @@ def negative_controls(site, want, groups):
     first, group = want[0], groups[0]
     faults = [
         ("a deleted row", first, lambda: sub(index, r'<tr id="%s".*?</tr>\n?' % first, "")),
-        ("an emptied xen cell", "no bytes in the xen cell",
-         lambda: sub(index, r'(<tr id="%s".*?<td class="b b-xen">).*?</td>' % first,
+        ("an emptied xen-pvh cell", "no bytes in the xen-pvh cell",
+         lambda: sub(index, r'(<tr id="%s".*?<td class="b b-xen-pvh">).*?</td>' % first,
                      r"\1</td>")),
         ("a broken link", "no such file",
          lambda: sub(index, r'href="tour.html#', 'href="tuor.html#')),

@@ -121,10 +121,24 @@ def acpi_table(sig, body):
     return acpi_sum(sig + u32(36 + len(body)) + b"\x01\x00" + b"PBAYTS" + b"\0" * 20 + body, 9)
 
 
-def acpi_seed(cpus, rev=0, find=True, extra=b"", lapic=0xfee00000):
+def fadt(pm_port=0x608, flags=0, x_block=None, length=116):
+    """A FADT body after its header: PM_TMR_BLK pm_port (PM_TMR_LEN 4
+    when nonzero), flags, and when x_block = (address space, address) the
+    X_PM_TMR_BLK of an ACPI 2.0 FADT, whose length is then 244."""
+    body = bytearray((244 if x_block else length) - 36)
+    body[76 - 36:80 - 36] = u32(pm_port)
+    body[91 - 36] = 4 if pm_port else 0
+    body[112 - 36:116 - 36] = u32(flags)
+    if x_block:
+        body[208 - 36:220 - 36] = bytes([x_block[0], 32, 0, 3]) + u64(x_block[1])
+    return bytes(body)
+
+
+def acpi_seed(cpus, rev=0, find=True, extra=b"", lapic=0xfee00000, fadt_body=None):
     """u64 rsdp_pa (0 when find), then the window at 0xe0000: the RSDP at
     0x10, the root table at 0x40, the MADT at 0x100 listing cpus, a list
-    of (type, id, flags) with type 0 or 9, then extra entries."""
+    of (type, id, flags) with type 0 or 9, then extra entries; and when
+    fadt_body is given, a FADT at 0x200, listed first as QEMU lists it."""
     base = 0xe0000
     entries = b""
     for t, apic_id, flags in cpus:
@@ -133,15 +147,18 @@ def acpi_seed(cpus, rev=0, find=True, extra=b"", lapic=0xfee00000):
         else:
             entries += bytes([9, 16, 0, 0]) + u32(apic_id) + u32(flags) + u32(0)
     madt = acpi_table(b"APIC", u32(lapic) + u32(1) + entries + extra)
+    tables = ([base + 0x200] if fadt_body is not None else []) + [base + 0x100]
     if rev >= 2:
-        root = acpi_table(b"XSDT", u64(base + 0x100))
+        root = acpi_table(b"XSDT", b"".join(u64(t) for t in tables))
     else:
-        root = acpi_table(b"RSDT", u32(base + 0x100))
+        root = acpi_table(b"RSDT", b"".join(u32(t) for t in tables))
     rsdp = acpi_sum(b"RSD PTR \0PBAYTS" + bytes([rev]) + u32(base + 0x40), 8)
     if rev >= 2:
         rsdp = acpi_sum(rsdp + u32(36) + u64(base + 0x40) + b"\0" * 4, 32)
     window = (b"\0" * 0x10 + rsdp).ljust(0x40, b"\0") + root
     window = window.ljust(0x100, b"\0") + madt
+    if fadt_body is not None:
+        window = window.ljust(0x200, b"\0") + acpi_table(b"FACP", fadt_body)
     return u64(0 if find else base + 0x10) + window
 
 
@@ -154,6 +171,12 @@ def acpi():
         "ten_and_override": acpi_seed([(0, i, 1) for i in range(10)],
                                       extra=bytes([5, 12, 0, 0]) + u64(0xfee00000)),
         "entry_length_0": acpi_seed(lapics, extra=bytes([1, 0]) + b"\0" * 10),
+        "fadt_v1_pm_timer": acpi_seed([(0, 0, 1)], fadt_body=fadt()),
+        "fadt_v2_x_pm_timer": acpi_seed(lapics, rev=2, find=False,
+                                        fadt_body=fadt(flags=1 << 8, x_block=(1, 0xb008))),
+        "fadt_x_pm_timer_in_memory": acpi_seed([(0, 0, 1)], rev=2,
+                                               fadt_body=fadt(x_block=(0, 0xfed000f0))),
+        "fadt_hw_reduced": acpi_seed([(0, 0, 1)], fadt_body=fadt(flags=1 << 20)),
     }
 
 

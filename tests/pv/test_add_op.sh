@@ -37,7 +37,7 @@ with open(sys.argv[1]) as f:
     sites = [s for s in json.load(f) if s["op"] == "io_delay"]
 # The padding comes first: the instruction is the site's last two bytes.
 native = {s["backends"]["native"]["bytes"].replace(" ", "")[-4:] for s in sites}
-xen = {s["backends"]["xen"]["result"] for s in sites}
+xen = {s["backends"]["xen-pv"]["result"] for s in sites}
 print(len(sites), ",".join(sorted(native)), ",".join(sorted(xen)))
 PY
 )
@@ -47,7 +47,7 @@ check "pvsites lists $count io_delay sites" $? "$(cat "$work/pvsites.err")"
 [ "$native" = "e680" ]
 check "natively each becomes the registry's out %al,\$0x80 (e6 80)" $? "got '$native'"
 [ "$xen" = "call" ]
-check "under Xen each becomes a direct call" $? "got '$xen'"
+check "under Xen PV each becomes a direct call" $? "got '$xen'"
 
 (cd "$work" && tools/run --quiet --timeout 60 --log "$work/boot.log" >/dev/null 2>&1)
 rc=$?

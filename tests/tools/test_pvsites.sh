@@ -2,7 +2,8 @@
 # tests/tools/test_pvsites.sh: tools/pvsites against small ELF images with a
 # hand-made .pv_sites section (the layout of pv/site.h), built with gcc into
 # build/tests/pvsites/: the plain table, --json, --disasm (which runs
-# tools/pvemit, i.e. the kernel's own patcher), and each error it reports.
+# tools/pvemit, i.e. the kernel's own patcher, for every platform), and
+# each error it reports.
 # Ends with "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
 
@@ -210,45 +211,66 @@ site_block() {
 block=$(site_block site_irq_disable)
 check "original is the indirect call" contains "$block" "call   *"
 check "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
-check "native irq_disable bytes" contains "$block" "native              0f 1f 84 00 00 00 00 00 fa"
+check "native irq_disable bytes" contains "$block" \
+    "native: native form               0f 1f 84 00 00 00 00 00 fa"
 check "native irq_disable cli" contains "$block" "cli"
-check "xen irq_disable movb" contains "$block" "movb   \$0x1,"
-check "xen irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
-check "irq_disable shows one native form" test "$(grep -c 'native' <<<"$block")" -eq 1
+check "xen-pv irq_disable movb" contains "$block" "xen-pv: xen form                  65 c6 04 25"
+check "xen-pv irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
+check "xen-pvh irq_disable: the native form's bytes" contains "$block" \
+    "xen-pvh: native form              0f 1f 84 00 00 00 00 00 fa"
+check "irq_disable: one form line per platform" test \
+    "$(grep -c '^    [a-z-]*: [a-z]* form' <<<"$block")" -eq 3
 
 block=$(site_block site_restore_fl)
-check "restore_fl push/popf" contains "$block" "native (push/popf)  0f 1f 80 00 00 00 00 57 9d"
-check "restore_fl condsti" contains "$block" "native (condsti)    f7 c7 00 02 00 00 74 01 fb"
-check "restore_fl xen kept" contains "$block" \
-    "xen                 keeps the indirect call (no xen_pv_restore_fl in image)"
+check "restore_fl push/popf" contains "$block" \
+    "native: native form (push/popf)   0f 1f 80 00 00 00 00 57 9d"
+check "restore_fl condsti" contains "$block" \
+    "native: native form (condsti)     f7 c7 00 02 00 00 74 01 fb"
+check "restore_fl xen-pv kept" contains "$block" \
+    "xen-pv: xen form                  keeps the indirect call (no xen_pv_restore_fl in image)"
+check "restore_fl xen-pvh push/popf" contains "$block" \
+    "xen-pvh: native form (push/popf)  0f 1f 80 00 00 00 00 57 9d"
+check "restore_fl xen-pvh condsti" contains "$block" \
+    "xen-pvh: native form (condsti)    f7 c7 00 02 00 00 74 01 fb"
 
 block=$(site_block site_irq_enable)
 target=$(sym "$fixture" xen_pv_irq_enable)
 check "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq_enable>"
-check "native irq_enable sti" contains "$block" "native              0f 1f 44 00 00 fb"
+check "native irq_enable sti" contains "$block" "native: native form               0f 1f 44 00 00 fb"
 
 block=$(site_block site_save_fl)
 check "xen save_fl reads this vCPU's mask inline" contains "$block" \
     "65 80 3c 25 41 00 00 00 01 19 c0"
 
 block=$(site_block site_enter_lazy_mmu)
-check "lazy mmu natively one NOP" contains "$block" "native              66 0f 1f 44 00 00"
+check "lazy mmu natively one NOP" contains "$block" "native: native form               66 0f 1f 44 00 00"
 check "lazy mmu nopw" contains "$block" "nopw"
 
 block=$(site_block site_ptep_modify_prot_start)
 check "ptep_modify_prot_start xchg" contains "$block" "xchg   %rax,(%rdi)"
 
 noxen=$("$pvsites" "$out/fixture-noxen" --disasm 2>&1)
-check "no xen symbols: said so" contains "$noxen" "xen: context symbols not in image"
+check "no xen symbols: said so" contains "$noxen" "xen-pv: context symbols not in image"
 check "no xen symbols: no guessed bytes" bash -c '! grep -q "movb" <<<"$1"' _ "$noxen"
+check "no xen symbols: xen-pvh, which needs none, still shown" contains "$noxen" \
+    "xen-pvh: native form              0f 1f 84 00 00 00 00 00 fa"
 
 json_disasm=$("$pvsites" "$fixture" --json --disasm)
 check "json --disasm has backends" python3 -c '
 import json, sys
 sites = json.load(sys.stdin)
 s = next(s for s in sites if s["op"] == "irq_disable")
-assert s["backends"]["xen"]["bytes"].startswith("65 c6 04 25"), s
-assert s["backends"]["native"]["result"] == "inline", s
+b = s["backends"]
+assert list(b) == ["native", "xen-pv", "xen-pvh"], list(b)
+assert b["xen-pv"]["bytes"].startswith("65 c6 04 25"), s
+assert b["xen-pv"]["form"] == "xen" and b["xen-pv"]["platform"] == "xen-pv", s
+assert b["native"]["result"] == "inline", s
+assert b["xen-pvh"]["form"] == "native" and b["xen-pvh"]["label"] == "xen-pvh: native form", s
+assert b["xen-pvh"]["bytes"] == b["native"]["bytes"], s
+s = next(s for s in sites if s["op"] == "restore_fl")
+assert list(s["backends"]) == ["native (push/popf)", "native (condsti)", "xen-pv",
+                               "xen-pvh (push/popf)", "xen-pvh (condsti)"], list(s["backends"])
+assert s["backends"]["xen-pvh (condsti)"]["variant"] == "condsti", s
 ' <<<"$json_disasm"
 
 empty=$("$pvsites" "$out/fixture-empty")

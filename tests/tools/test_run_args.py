@@ -3,7 +3,7 @@
 the QEMU, Xen and xl arguments tools/run --help promises; --smp 1 changes
 no argument of any door; --pvh adds its machine and dom0=pvh to --xen's
 command lines (which stay as they were without it) and type = "pvh" to
---domu's xl config; a bad value, or --linux or --pvh with a door or CPUs it
+--domu's xl config; PATCHBAY_XEN_EXTRA ends --xen's Xen line; a bad value, or --linux or --pvh with a door or CPUs it
 does not have, is refused with status 2 and one error line. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
@@ -258,6 +258,14 @@ def main():
           "console=com1 com1=115200 dom0_mem=64M guest_loglvl=all loglvl=all")
     check("--domu --smp 1: vcpus = 1",
           b"\nvcpus = 1\n" in run_domu.domu_config(args("--domu", "--smp", "1")))
+    os.environ["PATCHBAY_XEN_EXTRA"] = " sched=credit  sched_ratelimit_us=0 "
+    try:
+        line = run_xen.xen_cmdline(args("--xen", "--smp", "1"))
+    finally:
+        del os.environ["PATCHBAY_XEN_EXTRA"]
+    check("PATCHBAY_XEN_EXTRA: its words at the end of Xen's line",
+          line == "console=com1 com1=115200 dom0_mem=64M guest_loglvl=all loglvl=all "
+          "sched=credit sched_ratelimit_us=0", line)
 
     # Several CPUs: where each door puts N and M.
     def machine(*argv):

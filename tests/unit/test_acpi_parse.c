@@ -1,8 +1,9 @@
-/* kernel/acpi_parse.c: the CPU list from ACPI tables built here in a
- * memory image, with checksums made right as firmware makes them: RSDP
- * v1 with an RSDT and v2 with an XSDT, 1, 4 and more CPUs than fit,
- * disabled and x2APIC entries, the RSDP search, and one test per
- * malformed input, each naming its error. Breaking a table after its
+/* kernel/acpi_parse.c: the CPU list and the PM timer from ACPI tables
+ * built here in a memory image, with checksums made right as firmware
+ * makes them: RSDP v1 with an RSDT and v2 with an XSDT, 1, 4 and more CPUs
+ * than fit, disabled and x2APIC entries, the RSDP search, ACPI 1.0 and
+ * 2.0 FADTs and the rules that choose the PM timer's port, and one test
+ * per malformed input, each naming its error. Breaking a table after its
  * checksum is sealed is how the checksum tests catch a parser that never
  * checks one. Also mb2_acpi_rsdp(), the multiboot2 door's way to the RSDP. */
 #include <setjmp.h>
@@ -25,11 +26,16 @@
 #define FACP_PA 0x100200u
 #define MADT_PA 0x100300u
 #define MADT2_PA 0x100800u
+#define FADT2_PA 0x100c00u /* room for an ACPI 2.0+ FADT, past FACP_PA's 1.0 one */
 #define LAPIC 0xfee00000u
+#define PM_PORT 0x608u /* QEMU's */
+#define FADT_TMR_VAL_EXT (1u << 8)
+#define FADT_HW_REDUCED (1u << 20)
 
 static uint8_t mem_bytes[MEM_LEN];
 static const struct boot_mem mem = {mem_bytes, 0, MEM_LEN};
 static struct acpi_cpus cpus;
+static struct acpi_pm_timer timer;
 
 static void put(uint64_t pa, uint64_t v, unsigned n)
 {
@@ -144,13 +150,35 @@ static void madt_cpus(uint64_t pa, unsigned n)
     madt_end();
 }
 
-/* QEMU's layout: RSDP v1, an RSDT listing a FACP and the MADT. */
+/* A FADT of len bytes (116 in ACPI 1.0, 244 in 2.0) with PM_TMR_BLK
+ * port, PM_TMR_LEN tmr_len and flags. */
+static void fadt(uint64_t pa, uint32_t len, uint32_t port, uint8_t tmr_len, uint32_t flags)
+{
+    memset(mem_bytes + pa, 0, len);
+    header(pa, "FACP", len);
+    put(pa + 76, port, 4);
+    mem_bytes[pa + 91] = tmr_len;
+    put(pa + 112, flags, 4);
+    seal_table(pa);
+}
+
+/* Its X_PM_TMR_BLK, a Generic Address Structure in address space space. */
+static void fadt_x_block(uint64_t pa, uint8_t space, uint64_t addr)
+{
+    mem_bytes[pa + 208] = space;
+    mem_bytes[pa + 209] = 32; /* register bit width */
+    mem_bytes[pa + 211] = 3;  /* dword access */
+    put(pa + 212, addr, 8);
+    seal_table(pa);
+}
+
+/* QEMU's layout: RSDP v1, an RSDT listing a FACP (here ACPI 1.0's, with
+ * a 24-bit PM timer at PM_PORT) and the MADT. */
 static void machine_v1(unsigned n)
 {
     const uint64_t tables[] = {FACP_PA, MADT_PA};
 
-    header(FACP_PA, "FACP", 36);
-    seal_table(FACP_PA);
+    fadt(FACP_PA, 116, PM_PORT, 4, 0);
     madt_cpus(MADT_PA, n);
     root_table(RSDT_PA, 4, tables, 2);
     rsdp_v1(RSDP_PA, RSDT_PA);
@@ -161,6 +189,7 @@ static int setup(void **state)
     (void)state;
     memset(mem_bytes, 0, sizeof(mem_bytes));
     memset(&cpus, 0x5a, sizeof(cpus));
+    memset(&timer, 0x5a, sizeof(timer));
     return 0;
 }
 
@@ -170,6 +199,15 @@ static void expect_error(const char *want)
 
     if (!err || !strstr(err, want))
         fail_msg("expected an error with \"%s\", got \"%s\"", want, err ? err : "(none)");
+}
+
+static void expect_timer_error(const char *want)
+{
+    const char *err = acpi_parse_pm_timer(&mem, RSDP_PA, &timer);
+
+    if (!err || !strstr(err, want))
+        fail_msg("expected an error with \"%s\", got \"%s\"", want, err ? err : "(none)");
+    assert_int_equal(timer.port, 0);
 }
 
 static void test_v1_rsdt_one_cpu(void **state)
@@ -294,22 +332,124 @@ static void test_find_rsdp_in_ebda(void **state)
     assert_int_equal(pa, 0x9fc00 + 0x3e0);
 }
 
-/* The doors' wrapper: the CPU list into boot_info, or an error and none. */
-static void test_boot_cpus(void **state)
+/* The doors' wrapper: the CPU list and the PM timer into boot_info, each
+ * with its own error, and a broken one leaving the other as it is. */
+static void test_boot_tables(void **state)
 {
     static struct boot_info bi;
 
     (void)state;
     machine_v1(3);
-    acpi_boot_cpus(&mem, 0, &bi);
+    acpi_boot_tables(&mem, 0, &bi);
     assert_null(bi.cpus_error);
     assert_int_equal(bi.nr_cpus, 3);
     assert_int_equal(bi.cpu_apic_id[2], 2);
     assert_int_equal(bi.lapic_base, LAPIC);
+    assert_null(bi.pm_timer_error);
+    assert_int_equal(bi.pm_timer_port, PM_PORT);
+    assert_int_equal(bi.pm_timer_bits, 24);
     mem_bytes[MADT_PA + 50]++;
-    acpi_boot_cpus(&mem, RSDP_PA, &bi);
+    acpi_boot_tables(&mem, RSDP_PA, &bi);
     assert_int_equal(bi.nr_cpus, 0);
     assert_non_null(strstr(bi.cpus_error, "MADT checksum is bad"));
+    assert_int_equal(bi.pm_timer_port, PM_PORT);
+    mem_bytes[FACP_PA + 50]++;
+    acpi_boot_tables(&mem, RSDP_PA, &bi);
+    assert_non_null(strstr(bi.cpus_error, "MADT checksum is bad"));
+    assert_non_null(strstr(bi.pm_timer_error, "FADT checksum is bad"));
+    assert_int_equal(bi.pm_timer_port, 0);
+    assert_int_equal(bi.pm_timer_bits, 0);
+    memset(mem_bytes, 0, sizeof(mem_bytes));
+    acpi_boot_tables(&mem, 0, &bi);
+    assert_non_null(strstr(bi.cpus_error, "no RSDP"));
+    assert_non_null(strstr(bi.pm_timer_error, "no RSDP"));
+}
+
+/* ACPI 1.0's FADT: PM_TMR_BLK, 24 bits unless TMR_VAL_EXT says 32; bytes
+ * past the table where a 2.0 FADT has X_PM_TMR_BLK are not read. */
+static void test_pm_timer_v1(void **state)
+{
+    (void)state;
+    machine_v1(1);
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, PM_PORT);
+    assert_int_equal(timer.bits, 24);
+    fadt(FACP_PA, 116, PM_PORT, 4, FADT_TMR_VAL_EXT);
+    put(FACP_PA + 208, 1, 1);
+    put(FACP_PA + 212, 0xb008, 8);
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, PM_PORT);
+    assert_int_equal(timer.bits, 32);
+}
+
+/* ACPI 2.0's: a nonzero X_PM_TMR_BLK wins over PM_TMR_BLK (whose length
+ * then does not matter); a zero one leaves PM_TMR_BLK in charge. */
+static void test_pm_timer_x_block(void **state)
+{
+    const uint64_t tables[] = {MADT_PA, FADT2_PA};
+
+    (void)state;
+    machine_v1(1);
+    root_table(XSDT_PA, 8, tables, 2);
+    rsdp_v2(RSDP_PA, RSDT_PA, XSDT_PA);
+    fadt(FADT2_PA, 244, PM_PORT, 0, 0);
+    fadt_x_block(FADT2_PA, 1, 0xb008);
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, 0xb008);
+    assert_int_equal(timer.bits, 24);
+    fadt(FADT2_PA, 244, PM_PORT, 4, FADT_TMR_VAL_EXT);
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, PM_PORT);
+    assert_int_equal(timer.bits, 32);
+    fadt_x_block(FADT2_PA, 1, 0xfffc); /* the last port with 4 bytes to read */
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, 0xfffc);
+}
+
+static void test_pm_timer_none(void **state)
+{
+    const uint64_t no_fadt[] = {MADT_PA};
+
+    (void)state;
+    machine_v1(1);
+    fadt(FACP_PA, 116, 0, 0, 0);
+    expect_timer_error("FADT lists no PM timer");
+    fadt(FACP_PA, 116, PM_PORT, 4, FADT_HW_REDUCED);
+    expect_timer_error("FADT says hardware-reduced ACPI: no PM timer");
+    root_table(RSDT_PA, 4, no_fadt, 1);
+    expect_timer_error("no FADT in the RSDT");
+}
+
+static void test_pm_timer_errors(void **state)
+{
+    const uint64_t tables[] = {FADT2_PA};
+
+    (void)state;
+    machine_v1(1);
+    fadt(FACP_PA, 116, PM_PORT, 2, 0);
+    expect_timer_error("FADT PM_TMR_LEN is 2, not 4");
+    fadt(FACP_PA, 116, 0xfffd, 4, 0);
+    expect_timer_error("FADT PM timer port 0xfffd is past the I/O space");
+    fadt(FACP_PA, 116, PM_PORT, 4, 0);
+    mem_bytes[FACP_PA + 76]++;
+    expect_timer_error("FADT checksum is bad");
+    fadt(FACP_PA, 36, PM_PORT, 4, 0);
+    expect_timer_error("FADT length 36 is shorter than 116");
+    put(FACP_PA + 4, MEM_LEN, 4);
+    expect_timer_error("FADT at 0x100200 runs past the end of memory");
+    root_table(RSDT_PA, 4, tables, 1);
+    fadt(FADT2_PA, 244, PM_PORT, 4, 0);
+    fadt_x_block(FADT2_PA, 0, 0xfed000f0);
+    expect_timer_error("FADT X_PM_TMR_BLK is in address space 0, not system I/O");
+    fadt_x_block(FADT2_PA, 1, 0x1fffe);
+    expect_timer_error("FADT PM timer port 0x1fffe is past the I/O space");
+    /* A 2.0 FADT cut off inside X_PM_TMR_BLK: the block is not read. */
+    fadt(FADT2_PA, 219, PM_PORT, 4, 0);
+    put(FADT2_PA + 208, 1, 1);
+    put(FADT2_PA + 212, 0xb008, 8);
+    seal_table(FADT2_PA);
+    assert_null(acpi_parse_pm_timer(&mem, RSDP_PA, &timer));
+    assert_int_equal(timer.port, PM_PORT);
 }
 
 static void test_rsdp_errors(void **state)
@@ -489,7 +629,11 @@ int main(void)
         cmocka_unit_test_setup(test_x2apic_and_override, setup),
         cmocka_unit_test_setup(test_find_rsdp_in_bios_area, setup),
         cmocka_unit_test_setup(test_find_rsdp_in_ebda, setup),
-        cmocka_unit_test_setup(test_boot_cpus, setup),
+        cmocka_unit_test_setup(test_boot_tables, setup),
+        cmocka_unit_test_setup(test_pm_timer_v1, setup),
+        cmocka_unit_test_setup(test_pm_timer_x_block, setup),
+        cmocka_unit_test_setup(test_pm_timer_none, setup),
+        cmocka_unit_test_setup(test_pm_timer_errors, setup),
         cmocka_unit_test_setup(test_rsdp_errors, setup),
         cmocka_unit_test_setup(test_rsdp_v2_errors, setup),
         cmocka_unit_test_setup(test_root_table_errors, setup),

@@ -108,8 +108,10 @@ void xen_pvh_install(void)
     /* Patching: the registry's instructions inline; text written with
      * CR0.WP clear. */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(native, patch);
-    /* Time: Xen system time and each vCPU's one-shot timer. */
-    pv_time_ops = (struct pv_time_ops){.now_ns = xen_now_ns, .timer_oneshot = xen_timer_oneshot};
+    /* Time: Xen system time and each vCPU's one-shot timer; the TSC at
+     * the rate Xen states is the reference the self-test checks against. */
+    pv_time_ops = (struct pv_time_ops){
+        .now_ns = xen_now_ns, .timer_oneshot = xen_timer_oneshot, .reference_ns = xen_reference_ns};
     xen_cpu_ports_init(0);
     xen_cpu_ports_unmask(0);
     /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */

@@ -19,8 +19,10 @@ __attribute__((noreturn)) void multiboot2_start(uint32_t info_pa, uint32_t magic
 void native_install(void);
 
 /* time.c: masks the 8259s, enables the local APIC, calibrates the TSC and
- * the APIC timer against the PIT and hooks the timer vector. */
+ * the APIC timer against the PIT and hooks the timer vector; once the
+ * options are read, miscalibrates them if time.miscalibrate asks. */
 void native_time_init(void);
+void native_time_setup(void);
 
 /* smp.c: a fixed IPI carrying vector to cpu; and, for a CPU not started
  * by native_start_cpu, which APIC is its. */

@@ -24,8 +24,9 @@ void native_exit(int status)
     __builtin_unreachable();
 }
 
-/* No native option has to act before the sites are patched: pv.restore_fl
- * is read when the patcher asks for its backend. */
+/* pv.restore_fl needs nothing here: it is read when the patcher asks for
+ * its backend. time.miscalibrate must act before any deadline is armed. */
 void native_setup(void)
 {
+    native_time_setup();
 }

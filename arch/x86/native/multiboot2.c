@@ -2,7 +2,7 @@
  * loader magic and brought us to long mode with GRUB's boot information,
  * which kernel/mb2_parse.c reads without trusting it (and a fuzzer checks
  * that it never can be made to read outside the block); kernel/acpi_parse.c
- * then reads the CPU list from ACPI the same way. */
+ * then reads the CPU list and the PM timer from ACPI the same way. */
 #include <stdint.h>
 
 #include "arch/x86/boot_map.h"
@@ -30,6 +30,6 @@ void multiboot2_start(uint32_t info_pa, uint32_t magic)
     /* Now, while the boot tables still map the low 4 GiB the ACPI tables
      * are in; GRUB's copy of the RSDP is as good as the firmware's. */
     rsdp_off = mb2_acpi_rsdp(info, len);
-    acpi_boot_cpus(&low, rsdp_off ? info_pa + rsdp_off : 0, &boot_info);
+    acpi_boot_tables(&low, rsdp_off ? info_pa + rsdp_off : 0, &boot_info);
     kernel_main();
 }

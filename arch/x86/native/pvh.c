@@ -2,8 +2,8 @@
  * us, so QEMU loaded us, and hands over the physical address of its
  * struct hvm_start_info, which kernel/pvh_parse.c reads without trusting
  * it (and a fuzzer checks that it never can be made to read outside
- * memory); kernel/acpi_parse.c then reads the CPU list from ACPI the same
- * way. */
+ * memory); kernel/acpi_parse.c then reads the CPU list and the PM timer
+ * from ACPI the same way. */
 #include <stdint.h>
 
 #include "arch/x86/boot_map.h"
@@ -25,6 +25,6 @@ void native_pvh_start(uint32_t start_info_pa)
     if (err)
         panic("PVH start info at 0x%x: %s", start_info_pa, err);
     /* Now, while the boot tables still map the low 4 GiB the ACPI tables are in. */
-    acpi_boot_cpus(&low, si.rsdp_paddr, &boot_info);
+    acpi_boot_tables(&low, si.rsdp_paddr, &boot_info);
     kernel_main();
 }

@@ -2,20 +2,35 @@
  * Both run at rates the CPU does not state reliably, so both are measured
  * at once against the PIT, the one timer whose rate the PC fixes. The TSC
  * never goes backwards on one CPU, and the scaling is monotonic, so
- * neither does the clock. */
+ * neither does the clock. The ACPI PM timer, of a rate fixed as well, is
+ * the reference the time self-test checks the result against. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pic.h"
 #include "arch/x86/pit.h"
 #include "arch/x86/native/backend.h"
+#include "kernel/acpi_parse.h"
+#include "kernel/boot_info.h"
 #include "kernel/clock_scale.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/printf.h"
 #include "kernel/time.h"
 
 #define CALIBRATION_PIT_TICKS 11932 /* 10 ms at PIT_HZ */
 #define CALIBRATION_PASSES 3
 #define PIT_POLL_LIMIT 100000000 /* reads of a PIT that never runs out */
+#define MISCALIBRATION 4 /* time.miscalibrate: how much longer the PIT count is taken to be */
+
+/* The negative control of the time self-test's rate check, as
+ * pv.repatch_unsafe is of live patching: a clock MISCALIBRATION times too
+ * fast, whose ticks still come on time by its own count, so that only a
+ * second clock can tell. */
+static bool miscalibrate;
+OPTION_BOOL(miscalibrate, "time.miscalibrate",
+            "test only, native: calibrate against a PIT count taken as longer than it is, so the "
+            "time self-test must fail");
 
 static uint64_t tsc_at_zero;
 static struct clock_scale tsc_to_ns;
@@ -25,14 +40,17 @@ struct native_rates {
     uint64_t apic_hz;
 };
 
-static uint64_t per_second(uint64_t counted)
+/* pit_ticks is how long the countdown is taken to have been:
+ * CALIBRATION_PIT_TICKS, unless time.miscalibrate says otherwise. */
+static uint64_t per_second(uint64_t counted, uint64_t pit_ticks)
 {
-    return counted * PIT_HZ / CALIBRATION_PIT_TICKS;
+    return counted * PIT_HZ / pit_ticks;
 }
 
 /* Counts TSC and APIC timer ticks over one PIT countdown, read right
- * after it starts and right after it ends. */
-static struct native_rates measure_against_pit(void)
+ * after it starts and right after it ends, as if it had been pit_ticks
+ * long. */
+static struct native_rates measure_against_pit(uint64_t pit_ticks)
 {
     uint64_t tsc0, tsc1;
     uint32_t apic0, apic1;
@@ -50,19 +68,20 @@ static struct native_rates measure_against_pit(void)
     lapic_timer_stop();
     if (apic1 == 0)
         panic("time: the APIC timer ran out within 10 ms");
-    return (struct native_rates){per_second(tsc1 - tsc0), per_second(apic0 - apic1)};
+    return (struct native_rates){per_second(tsc1 - tsc0, pit_ticks),
+                                 per_second(apic0 - apic1, pit_ticks)};
 }
 
 /* The slowest rates of a few passes. What disturbs a pass lands mostly in
  * its polling, so it delays the end and inflates both counts: an SMI, or
  * under emulation a cold first pass, whose exit from the loop waits for
  * that code to be translated (+0.4% under QEMU TCG). */
-static struct native_rates calibrate(void)
+static struct native_rates calibrate(uint64_t pit_ticks)
 {
-    struct native_rates best = measure_against_pit();
+    struct native_rates best = measure_against_pit(pit_ticks);
 
     for (int pass = 1; pass < CALIBRATION_PASSES; pass++) {
-        struct native_rates r = measure_against_pit();
+        struct native_rates r = measure_against_pit(pit_ticks);
         best.tsc_hz = r.tsc_hz < best.tsc_hz ? r.tsc_hz : best.tsc_hz;
         best.apic_hz = r.apic_hz < best.apic_hz ? r.apic_hz : best.apic_hz;
     }
@@ -72,22 +91,41 @@ static struct native_rates calibrate(void)
 /* hz as MHz with one decimal, rounded: two arguments for "%lu.%lu". */
 #define MHZ_1DP(hz) ((hz) + 50000) / 1000000, ((hz) + 50000) / 100000 % 10
 
-void native_time_init(void)
+/* Rescales the clock and the one-shot to rates measured over a PIT count
+ * taken as pit_ticks long; how ends the line that says so. */
+static void calibrate_and_scale(uint64_t pit_ticks, const char *how)
 {
-    struct native_rates r;
+    struct native_rates r = calibrate(pit_ticks);
 
-    pic_disable();
-    lapic_init();
-    r = calibrate();
     if (r.tsc_hz == 0 || r.apic_hz == 0)
         panic("time: the %s did not advance in 10 ms of the PIT", r.tsc_hz ? "APIC timer" : "TSC");
     if (!clock_scale_init(&tsc_to_ns, r.tsc_hz, NSEC_PER_SEC))
         panic("time: cannot scale a %lu Hz TSC to ns", r.tsc_hz);
-    tsc_at_zero = rdtsc();
     lapic_timer_set_hz(r.apic_hz);
+    kprintf("time: TSC %lu.%lu MHz, APIC timer %lu.%lu MHz bus, calibrated against the PIT%s\n",
+            MHZ_1DP(r.tsc_hz), MHZ_1DP(r.apic_hz), how);
+}
+
+void native_time_init(void)
+{
+    pic_disable();
+    lapic_init();
+    calibrate_and_scale(CALIBRATION_PIT_TICKS, "");
+    tsc_at_zero = rdtsc();
     lapic_timer_hook();
-    kprintf("time: TSC %lu.%lu MHz, APIC timer %lu.%lu MHz bus, calibrated against the PIT\n",
-            MHZ_1DP(r.tsc_hz), MHZ_1DP(r.apic_hz));
+}
+
+/* Before any deadline is armed; the clock jumps forward, never back, as
+ * the new rates are lower. */
+void native_time_setup(void)
+{
+    char how[64];
+
+    if (!miscalibrate)
+        return;
+    ksnprintf(how, sizeof(how), " as if its 10 ms were %u (time.miscalibrate=on)",
+              10 * MISCALIBRATION);
+    calibrate_and_scale(CALIBRATION_PIT_TICKS * MISCALIBRATION, how);
 }
 
 /* Nanoseconds since calibration: a multiply and a shift of the TSC. */
@@ -101,4 +139,37 @@ void native_timer_oneshot(uint64_t deadline_ns)
     uint64_t now = native_now_ns();
 
     lapic_timer_oneshot_ns(deadline_ns > now ? deadline_ns - now : 0);
+}
+
+/* The reference: the ACPI PM timer's count, widened to 64 bits by adding
+ * each read's distance from the last modulo its width, which holds as
+ * long as no two reads are a whole wrap apart (4.7 s at 24 bits). It
+ * starts one wrap up, so that it is never 0. */
+uint64_t native_reference_ns(const char **name)
+{
+    static char label[64];
+    static struct clock_scale to_ns;
+    static uint32_t last;
+    static uint64_t count;
+    uint32_t mask, now;
+
+    if (!boot_info.pm_timer_port) {
+        ksnprintf(label, sizeof(label), "no ACPI PM timer: %s",
+                  boot_info.pm_timer_error ? boot_info.pm_timer_error : "no ACPI tables read");
+        *name = label;
+        return 0;
+    }
+    mask = boot_info.pm_timer_bits == 32 ? UINT32_MAX : (1u << 24) - 1;
+    now = inl(boot_info.pm_timer_port) & mask;
+    if (count == 0) {
+        ksnprintf(label, sizeof(label), "the ACPI PM timer (port 0x%x, %u bits)",
+                  boot_info.pm_timer_port, boot_info.pm_timer_bits);
+        clock_scale_init(&to_ns, ACPI_PM_TIMER_HZ, NSEC_PER_SEC);
+        count = (uint64_t)mask + 1;
+    } else {
+        count += (now - last) & mask;
+    }
+    last = now;
+    *name = label;
+    return clock_scale_apply(&to_ns, count);
 }

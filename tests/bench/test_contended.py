@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""lock_contended's own lines and what the tools make of them, without
+booting: tools/bench_contended.py reads a boot's repetition lines (real
+lines from a Xen PV overcommit run) and refuses a console whose lines do
+not match the result's repetition count or the kernel's format (a mutant
+of the line, the way an unrelated change to the kernel's kprintf would
+show); the runs of a configuration pool into one distribution, and the
+report's table and ratio say what those runs hold; tools/bench boots a
+configuration with trials --runs times, each later run at its own start
+offset and with the trials only, and a configuration under icount once.
+Ends with "N passed, N failed"."""
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import bench_contended  # noqa: E402
+
+results = []
+
+CONSOLE = """\
+bench: lock_contended: rep 1: 2152 instructions per acquisition, 10098 acquisitions, \
+31 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
+bench: lock_contended: rep 2: 1772 instructions per acquisition, 12154 acquisitions, \
+30 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
+bench: lock_contended: rep 3: 1005 instructions per acquisition, 20512 acquisitions, \
+21 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
+bench: lock_contended: 4 threads on 4 CPUs, inline ticket lock: mean 1423 instructions per \
+acquisition (waiting 3300), 82 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
+bench: name=lock_contended config=xen-pv-patched+xen.mmu=batch+spinlock=off+smp4 iters=8000 \
+reps=3 min=1005.00 median=1772.00 unit=instructions
+"""
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
+
+
+def result(reps=3):
+    return dict(name="lock_contended", config="x", iters=8000, reps=reps, min=1005.0,
+                median=1772.0, unit="instructions")
+
+
+def run_of(per_acq, blocked=0, long_waits=1):
+    """A run as parse() makes it, from its repetitions' figures."""
+    return dict(mean=0, waiting=0, long_waits=0, long_wait=50000, blocked=0, kicked=0,
+                offset_us=0, reps=[dict(per_acq=p, acquisitions=1000, long_waits=long_waits,
+                                        blocked=blocked, kicked=blocked) for p in per_acq])
+
+
+def test_parse():
+    run = bench_contended.parse(CONSOLE, 3, 317)
+    check("parse: the mean line and three repetitions",
+          run is not None and run["mean"] == 1423 and run["long_waits"] == 82
+          and run["long_wait"] == 50000 and run["offset_us"] == 317
+          and [r["per_acq"] for r in run["reps"]] == [2152, 1772, 1005]
+          and run["reps"][2] == dict(per_acq=1005, acquisitions=20512, long_waits=21, blocked=0,
+                                     kicked=0), run)
+    check("parse: four repetitions expected, three printed: refused",
+          bench_contended.parse(CONSOLE, 4) is None)
+    gap = CONSOLE.replace("rep 2:", "rep 5:")
+    check("parse: repetitions not numbered 1..n: refused", bench_contended.parse(gap, 3) is None)
+    mutant = CONSOLE.replace("31 waits of 50000 or more", "holders stopped 31 times")
+    res = [result()]
+    why = bench_contended.attach(res, mutant)
+    check("attach: a repetition line in another format is a problem, not a silent gap",
+          why is not None and "do not parse" in why and "runs" not in res[0], why)
+    res = [result()]
+    check("attach: the real lines become the result's one run",
+          bench_contended.attach(res, CONSOLE) is None and len(res[0]["runs"]) == 1)
+    check("attach: a boot without lock_contended has nothing to attach",
+          bench_contended.attach([dict(name="ctx_switch", min=1.0)], "") is None)
+
+
+def test_pool_and_report():
+    a, b = dict(result(), runs=[run_of([500, 600, 900])]), dict(result(), runs=[run_of([700])])
+    pooled = bench_contended.pooled([a, b])
+    check("pooled: every run kept, min and median over every repetition",
+          len(pooled["runs"]) == 2 and pooled["min"] == 500 and pooled["median"] == 650,
+          pooled)
+    pv = dict(result(), runs=[run_of([500, 600, 700], blocked=4), run_of([540, 560, 580], 4)])
+    plain = dict(result(), runs=[run_of([1000, 1200, 1400]), run_of([900, 1100, 1300], 0, 0)])
+    cfg = dict(platform="xen-pv", smp=4, host_cpus=2)
+    lines = bench_contended.section([(dict(cfg, id="xen-pv-patched+spinlock=off+smp4"), plain),
+                                     (dict(cfg, id="xen-pv-patched+smp4"), pv)])
+    table = [line for line in lines if line.startswith("| Xen PV")]
+    check("report: a row per configuration, the pv lock first",
+          len(table) == 2 and table[0].startswith("| Xen PV, 4 on 2, pv lock | 2 × 3 |")
+          and table[1].startswith("| Xen PV, 4 on 2, plain spinning | 2 × 3 |"), table)
+    check("report: min, median, max over all repetitions and each run's median",
+          "| 500 / **570** / 700 | 600, 560 |" in table[0]
+          and "| 900 / **1150** / 1400 | 1200, 1100 |" in table[1], table)
+    check("report: repetitions with a long wait, blocked and kicked per repetition",
+          table[0].endswith("| 6 of 6 (1) | 4 (4) | 4 (4) |")
+          and table[1].endswith("| 3 of 6 (0) | 0 (0) | 0 (0) |"), table)
+    ratio = [line for line in lines if "plain spinning takes" in line]
+    check("report: the ratio at the medians and between the runs' medians",
+          len(ratio) == 1 and "**2.0x**" in ratio[0] and "from 1.8x to 2.1x" in ratio[0], ratio)
+    check("report: nothing without runs", bench_contended.section([]) == [])
+
+
+def load_bench():
+    """tools/bench as a module (it has no .py name); main() does not run."""
+    path = os.path.join(ROOT, "tools", "bench")
+    loader = importlib.machinery.SourceFileLoader("tools_bench", path)
+    spec = importlib.util.spec_from_loader("tools_bench", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_boot_plan():
+    bench = load_bench()
+
+    class Args:
+        icount, boots, runs = False, 2, 3
+
+    trial = dict(id="t", icount=True, trials=["lock_contended"],
+                 names=["lock_contended", "pte_set"], selected=["lock_contended", "pte_set"],
+                 select=["lock_contended", "pte"], options=["xen.mmu=batch"])
+    tsc = dict(id="n", icount=False, trials=[], names=["pte_set"], selected=["pte_set"],
+               select=["pte"], options=[])
+    plan = bench.boot_plan([trial, tsc], Args)
+    mine = [b for b in plan if b["id"] == "t"]
+    step = bench.RUN_OFFSET_US
+    check("boot plan: a configuration with trials, --runs 3: its boot and two runs",
+          [b["offset_us"] for b in mine] == [0, step, 2 * step]
+          and [b["attempt"] for b in mine] == [0, 1, 2]
+          and [b["suffix"] for b in mine] == ["", ".run2", ".run3"], mine)
+    check("boot plan: the later runs run the trials only, at their offset",
+          mine[0]["select"] == ["lock_contended", "pte"] and mine[0]["options"] == ["xen.mmu=batch"]
+          and all(b["select"] == b["names"] == b["selected"] == ["lock_contended"]
+                  and b["options"] == ["xen.mmu=batch", "bench.offset_us=%d" % b["offset_us"]]
+                  for b in mine[1:]), mine)
+    check("boot plan: --boots 2 without icount boots a configuration twice, with no runs",
+          [(b["attempt"], b["suffix"]) for b in plan if b["id"] == "n"] == [(0, ".1"), (1, ".2")])
+    Args.runs = 1
+    check("boot plan: --runs 1 boots a configuration with trials once",
+          len([b for b in bench.boot_plan([trial], Args) if b["id"] == "t"]) == 1)
+
+
+test_parse()
+test_pool_and_report()
+test_boot_plan()
+print("%d passed, %d failed" % (results.count(True), results.count(False)))
+sys.exit(0 if all(results) else 1)

@@ -1,0 +1,152 @@
+"""lock_contended's own lines (bench/lock_contended.c): one per repetition
+and their mean, read from a boot's console by tools/bench, pooled over the
+boots of a configuration, and laid out by tools/bench_report.py as a
+distribution.
+
+Under icount what varies from one repetition or run to the next is where
+Xen's time slices fall against the lock's critical sections: each
+repetition starts where the last one ended, and each further run of a
+configuration (tools/bench --runs) starts its benchmarks later
+(bench.offset_us). With more vCPUs than physical CPUs the interleaving
+QEMU picks can move too, when a host event cuts a CPU's turn short, so
+even two boots at the same offset may differ. The spread is that, not
+clock noise, and the report says so.
+"""
+
+import re
+import statistics
+
+REP = re.compile(r"^bench: lock_contended: rep (\d+): (\d+) \S+ per acquisition, (\d+) "
+                 r"acquisitions, (\d+) waits of \d+ or more, waiters blocked (\d+) times, "
+                 r"kicked (\d+) times$", re.M)
+MEAN = re.compile(r"^bench: lock_contended: .* lock: mean (\d+) \S+ per acquisition "
+                  r"\(waiting (\d+)\), (\d+) waits of (\d+) or more, waiters blocked (\d+) "
+                  r"times, kicked (\d+) times$", re.M)
+REP_FIELDS = ("per_acq", "acquisitions", "long_waits", "blocked", "kicked")
+MEAN_FIELDS = ("mean", "waiting", "long_waits", "long_wait", "blocked", "kicked")
+
+
+def parse(text, reps, offset_us=0):
+    """One run of lock_contended from a console: its mean line and its
+    repetitions, or None unless there are exactly reps of them, numbered
+    from 1, and the mean line."""
+    rows = REP.findall(text)
+    mean = MEAN.search(text)
+    if not mean or [int(r[0]) for r in rows] != list(range(1, reps + 1)):
+        return None
+    run = dict(zip(MEAN_FIELDS, map(int, mean.groups())), offset_us=offset_us)
+    run["reps"] = [dict(zip(REP_FIELDS, map(int, r[1:]))) for r in rows]
+    return run
+
+
+def attach(results, text, offset_us=0):
+    """Puts the run into lock_contended's result, as a list of one run;
+    returns why it cannot (None if it could, or if the boot has no
+    lock_contended result)."""
+    for r in results:
+        if r.get("name") == "lock_contended" and "min" in r:
+            run = parse(text, r.get("reps", 0), offset_us)
+            if run is None:
+                return ("lock_contended's own lines do not parse: %d repetition lines for "
+                        "reps=%s" % (len(REP.findall(text)), r.get("reps")))
+            r["runs"] = [run]
+    return None
+
+
+def pooled(results):
+    """One result from lock_contended's results of several boots of one
+    configuration: every run, and the min and median per acquisition over
+    every repetition of every run (the runner's own min and median cover
+    one boot)."""
+    runs = [run for r in results for run in r["runs"]]
+    per_acq = [rep["per_acq"] for run in runs for rep in run["reps"]]
+    return dict(results[0], runs=runs, min=float(min(per_acq)),
+                median=float(statistics.median(per_acq)))
+
+
+def distribution(result):
+    """What a configuration's repetitions came to, over all its runs."""
+    runs = result["runs"]
+    reps = [rep for run in runs for rep in run["reps"]]
+    per_acq = [rep["per_acq"] for rep in reps]
+    return dict(runs=len(runs), reps=len(reps), min=min(per_acq),
+                median=statistics.median(per_acq), max=max(per_acq),
+                run_medians=[statistics.median(rep["per_acq"] for rep in run["reps"])
+                             for run in runs],
+                long_wait=runs[0]["long_wait"],
+                long_waits=statistics.median(rep["long_waits"] for rep in reps),
+                long_wait_reps=sum(1 for rep in reps if rep["long_waits"]),
+                blocked=(statistics.median(rep["blocked"] for rep in reps),
+                         max(rep["blocked"] for rep in reps)),
+                kicked=(statistics.median(rep["kicked"] for rep in reps),
+                        max(rep["kicked"] for rep in reps)))
+
+
+def ratio_spread(plain, pv):
+    """Plain spinning over the pv lock: at the medians of every repetition,
+    and its lowest and highest between the two configurations' run
+    medians, whichever run is set against whichever."""
+    low = min(plain["run_medians"]) / max(pv["run_medians"])
+    high = max(plain["run_medians"]) / min(pv["run_medians"])
+    return plain["median"] / pv["median"], low, high
+
+
+PLATFORM_NAMES = {"xen-pv": "Xen PV", "xen-pvh": "Xen PVH"}
+
+
+def fmt(v):
+    return "%d" % round(v)
+
+
+def row(cfg, result):
+    """A configuration's row: what it is, then its distribution."""
+    d = distribution(result)
+    lock = "plain spinning" if "+spinlock=off" in cfg["id"] else "pv lock"
+    return [
+        "%s, %d on %d, %s" % (PLATFORM_NAMES.get(cfg["platform"], cfg["platform"]), cfg["smp"],
+                              cfg["host_cpus"] or cfg["smp"], lock),
+        "%d × %d" % (d["runs"], d["reps"] // d["runs"]),
+        result.get("unit", "ticks").replace("tsc_ticks", "TSC ticks"),
+        "%s / **%s** / %s" % (fmt(d["min"]), fmt(d["median"]), fmt(d["max"])),
+        ", ".join(fmt(m) for m in d["run_medians"]),
+        "%d of %d (%s)" % (d["long_wait_reps"], d["reps"], fmt(d["long_waits"])),
+        "%s (%s)" % (fmt(d["blocked"][0]), fmt(d["blocked"][1])),
+        "%s (%s)" % (fmt(d["kicked"][0]), fmt(d["kicked"][1])),
+    ]
+
+
+def section(pairs):
+    """The report's lines on lock_contended with several CPUs under Xen, from
+    (configuration, result) pairs whose result has runs: a table, a ratio
+    per platform and CPU count with both locks, and what the spread is."""
+    pairs = sorted(pairs, key=lambda p: (p[0]["platform"], p[0]["smp"],
+                                         "+spinlock=off" in p[0]["id"]))
+    if not pairs:
+        return []
+    long_wait = distribution(pairs[0][1])["long_wait"]
+    out = ["`lock_contended` under Xen: machine time per acquisition, one figure per "
+           "repetition. A wait of %d or more is one whose lock holder or next in line was not "
+           "running (docs/benchmarks.md, \"On more vCPUs than physical CPUs\"):" % long_wait, "",
+           "| configuration | runs × repetitions | unit | min / **median** / max | medians of "
+           "the runs | repetitions with a wait of %d+ (median per repetition) | waiters "
+           "blocked per repetition: median (max) | kicked: median (max) |" % long_wait,
+           "|" + " --- |" * 8]
+    out += ["| " + " | ".join(row(cfg, result)) + " |" for cfg, result in pairs]
+    out.append("")
+    by = {(cfg["platform"], cfg["smp"], "+spinlock=off" in cfg["id"]): distribution(result)
+          for cfg, result in pairs}
+    for (platform, smp, plain), d in sorted(by.items()):
+        pv = by.get((platform, smp, False))
+        if not plain or not pv:
+            continue
+        mid, low, high = ratio_spread(d, pv)
+        out.append("- %s, %d vCPUs: plain spinning takes **%.1fx** the pv lock's machine time "
+                   "per acquisition at the medians, from %.1fx to %.1fx between the runs' "
+                   "medians." % (PLATFORM_NAMES.get(platform, platform), smp, mid, low, high))
+    if any(result.get("unit") == "instructions" for _, result in pairs):
+        out.append("- Under icount the repetitions differ in where Xen's time slices fall against "
+                   "the lock (each starts where the last ended), the runs also in their start "
+                   "offset (`bench.offset_us`), and boots now and then in the interleaving "
+                   "QEMU picks for the two physical CPUs, which a host event can move. The "
+                   "spread is that, not clock noise.")
+    return out
