@@ -137,7 +137,8 @@ CONFIGS = [
            ["xen.mmu=batch", "pv.spinlock=off"], smp=2),
     # Overcommit: 4 vCPUs on 2 physical CPUs, where Xen deschedules a vCPU
     # that holds or waits for a lock: the pv lock against plain spinning,
-    # as a PV and as a PVH dom0, each a distribution over --runs runs.
+    # as a PV dom0 here and as a PVH dom0 below, each a distribution over
+    # --runs runs.
     # Always under icount: QEMU then runs its CPUs on one host thread.
     # Without it, on a 2-CPU host that also runs another boot, each of
     # QEMU's CPU threads is itself descheduled while Xen's vCPUs spin, and
@@ -147,10 +148,6 @@ CONFIGS = [
     config("xen-pv-patched" + XEN + "+spinlock=off" + SMP4, ["lock_contended"],
            ["xen.mmu=batch", "pv.spinlock=off"], smp=4, host_cpus=2, icount=True,
            trials=["lock_contended"]),
-    config("xen-pvh-patched" + SMP4, ["lock_contended"], smp=4, host_cpus=2, icount=True,
-           trials=["lock_contended"]),
-    config("xen-pvh-patched+spinlock=off" + SMP4, ["lock_contended"], ["pv.spinlock=off"], smp=4,
-           host_cpus=2, icount=True, trials=["lock_contended"]),
     # A shootdown of three other CPUs: natively three IPIs and waits, under
     # Xen (the overcommit boot above) still one hypercall. Under icount
     # too: without it, 4 CPUs on 2 host CPUs spend about 750k ticks on one.
@@ -194,9 +191,9 @@ CONFIGS += [
     config(PVH_PATCHED + SMP2, ["locks", "sched", "pte", "patching"], smp=2),
     config(PVH_PATCHED + "+spinlock=off" + SMP2, ["lock_contended"], ["pv.spinlock=off"], smp=2),
     config(PVH_PATCHED + SMP4, ["lock_contended", "pte", "patching"], smp=4, host_cpus=2,
-           icount=True),
+           icount=True, trials=["lock_contended"]),
     config(PVH_PATCHED + "+spinlock=off" + SMP4, ["lock_contended"], ["pv.spinlock=off"], smp=4,
-           host_cpus=2, icount=True),
+           host_cpus=2, icount=True, trials=["lock_contended"]),
     config(PVH_PATCHED + DOMU, ["all"], door="domu-pvh"),
 ]
 
