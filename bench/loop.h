@@ -1,8 +1,10 @@
 /* The benchmarks' clock and their common loop.
  *
  * The clock is the TSC on every platform, so all count in the same unit.
- * Natively and in dom0 rdtsc runs without a trap; in a domU Xen emulates
- * it, at the same rate, and only the two reads around the loop pay that.
+ * Natively and in a PV dom0 rdtsc runs without a trap; in a domU, and in
+ * a PVH dom0 under QEMU, Xen emulates it, at the same rate, and only the
+ * two reads around the loop pay that (part of one such exit falls inside
+ * the interval: the report's PVH section says how much).
  * Under QEMU's
  * -icount shift=0 it advances by one per guest instruction (the
  * hypervisor's included); otherwise under TCG it follows host time. */

@@ -14,6 +14,7 @@
 #include "xen/pvh/backend.h"
 
 #define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
+#define RET 0xc3
 
 /* The BIOS's E820 entry (ACPI's address range descriptor, packed to 20
  * bytes): what XENMEM_memory_map writes. */
@@ -32,6 +33,28 @@ static void hypercall_page_init(uint32_t base)
     wrmsr(cpuid(base + 2, 0).ebx, (uint64_t)hypercall_page);
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
         __builtin_trap();
+}
+
+extern const struct xen_hypercall_site __xen_hypercall_sites_start[], __xen_hypercall_sites_end[];
+
+/* What Xen wrote into the page, shown at boot: under PVH every
+ * HYPERVISOR_<op>() stays a call into it (PV rewrites each site to an
+ * inline syscall, xen/pv/hypercall_sites.c). xen_version's stub, up to
+ * its ret: mov $nr, %eax, then vmmcall (or vmcall), then ret. */
+static void announce_hypercall_page(uint32_t base)
+{
+    const uint8_t *stub = (const uint8_t *)hypercall_page + __HYPERVISOR_xen_version * 32;
+    unsigned len = 6; /* mov $imm32, %eax (5 bytes), then at least one more */
+
+    while (len < 32 && stub[len - 1] != RET)
+        len++;
+    kprintf("xen: hypercalls through the page Xen filled (MSR 0x%x): %u sites call its stubs; "
+            "xen_version's:",
+            cpuid(base + 2, 0).ebx,
+            (unsigned)(__xen_hypercall_sites_end - __xen_hypercall_sites_start));
+    for (unsigned i = 0; i < len; i++)
+        kprintf(" %02x", stub[i]);
+    kprintf("\n");
 }
 
 /* A parameter Xen keeps for this domain; a domU's console cannot work
@@ -135,5 +158,6 @@ void xen_pvh_start(uint32_t start_info_pa, uint32_t cpuid_base)
     kprintf("xen: %s, PVH start info version %u, flags 0x%x, CPUID leaves at 0x%x\n", version,
             si.version, si.flags, cpuid_base);
     xen_announce_role(cpuid_domid(cpuid_base));
+    announce_hypercall_page(cpuid_base);
     kernel_main();
 }
