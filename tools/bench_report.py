@@ -644,11 +644,14 @@ def clock_exit_share(idx):
     """Under PVH, when Xen intercepts rdtsc: one read's cost (clock_read
     under PVH less under PV), the same seen on pte_set (the same store
     natively and under PVH), and the share of it mprotect_512's figure
-    keeps per op; None without those figures."""
+    keeps per op; None without those figures, or when pte_set ran as many
+    ops a repetition as the empty loop (as in a quick run): then nothing is
+    left to measure."""
     clock = [value(idx, c, "", "clock_read") for c in (PVH_PATCHED, PV_PATCHED)]
     store = [value(idx, c, "", "pte_set") for c in (PVH_PATCHED, NATIVE_PATCHED)]
     if None in clock + store or "mprotect_512" not in idx[PVH_PATCHED] \
-            or "loop_overhead" not in idx[PVH_PATCHED] or clock[0] < 2 * clock[1]:
+            or "loop_overhead" not in idx[PVH_PATCHED] or clock[0] < 2 * clock[1] \
+            or per_rep_share(idx, "pte_set", 1) <= 0:
         return None
     exit_cost = clock[0] - clock[1]
     return (clock, exit_cost, (store[0] - store[1]) / per_rep_share(idx, "pte_set", 1),
