@@ -133,7 +133,10 @@ static void check_preemption(void)
 
 /* ---- Two threads contending for one lock, held across preemptions. */
 
-#define LOCK_ROUNDS 20
+/* 8 rounds of 2 ms outlast a default 10 ms slice, so the first holder is
+ * preempted holding the lock at least once; a spinning waiter on one CPU
+ * then burns a whole slice, which is most of this test's time. */
+#define LOCK_ROUNDS 8
 #define LOCK_HOLD_NS (2 * NSEC_PER_MSEC) /* long enough for ticks to land inside */
 
 static struct spinlock contended;

@@ -211,7 +211,7 @@ SCHED_SELFTEST = [
     r"^sched: 24 thread stacks of 16 KiB, each above an unmapped guard page$",
     r"^sched: \d spinning threads all ran \(a=[1-9]\d* b=[1-9]\d*, [1-9]\d* preemptions\)$",
     r"^sched: work per CPU: cpu0=[1-9]\d*( cpu\d=[1-9]\d*)*$",
-    r"^sched: contended [a-z ]+ lock kept 40 increments exact",
+    r"^sched: contended [a-z ]+ lock kept 16 increments exact",
     # The checksum of messages 0..999999 in order, worked out independently.
     r"^sched: channel moved 1000000 messages, checksum 0x9ba02fd4e6cbb640 ",
     r"^sched: sleep woke \d+\.\d\d ms after its deadline",
@@ -256,7 +256,7 @@ CASES += [
     sched_boot("sched-mem-32", ["--mem", "32"]),
     # Xen's pv spinlock blocks a contended waiter in SCHEDOP_poll.
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
-               expect=[r"^sched: contended xen blocking ticket lock kept 40 increments exact "
+               expect=[r"^sched: contended xen blocking ticket lock kept 16 increments exact "
                        r"\(waiters blocked [1-9]\d* times\)$"]),
     sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
                expect=[UNPATCHED], timeout=XEN_TIMEOUT),
