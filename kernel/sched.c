@@ -173,7 +173,10 @@ static void sched_tick(void)
     if (slice_over)
         c->next_tick_ns = now + slice_ns;
     arm_timer();
-    if (first_runnable_here() && (slice_over || current == c->idle)) {
+    bool preempt = first_runnable_here() && (slice_over || current == c->idle);
+    if (preempt && current->no_preempt) {
+        current->preempt_missed = true; /* sched_preempt_enable yields */
+    } else if (preempt) {
         if (current != c->idle)
             preemptions++;
         requeue_current();
@@ -189,6 +192,21 @@ void thread_yield(void)
     requeue_current();
     switch_away();
     spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+void sched_preempt_disable(void)
+{
+    thread_current()->no_preempt++;
+}
+
+void sched_preempt_enable(void)
+{
+    struct thread *t = thread_current();
+
+    if (--t->no_preempt == 0 && t->preempt_missed) {
+        t->preempt_missed = false;
+        thread_yield();
+    }
 }
 
 void sleep_until(uint64_t deadline_ns)

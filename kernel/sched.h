@@ -46,6 +46,14 @@ void stack_canaries_init(void);
  * entry, and by code that may recurse deeply. */
 void stack_check(void);
 
+/* Keeps the running thread from being preempted until the matching
+ * enable, interrupts left on; a slice that ends meanwhile ends at the
+ * enable. For a lock whose holder must not be preempted: on one CPU a
+ * ticket lock's waiters would otherwise each spin a whole slice per
+ * hand-over, a convoy that does not break up (mm/vm.c). */
+void sched_preempt_disable(void);
+void sched_preempt_enable(void);
+
 /* How many times the tick took the CPU from a running thread. */
 uint64_t sched_preemptions(void);
 

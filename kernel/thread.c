@@ -56,6 +56,8 @@ struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg)
     t->next = t->prev = t->joiner = 0;
     t->cpu = -1;
     t->wake_ns = 0;
+    t->no_preempt = 0;
+    t->preempt_missed = false;
     t->stack_bottom = (uint64_t *)stack_pool[t->slot].stack;
     t->context =
         thread_arch_prepare_stack(stack_pool[t->slot].stack + THREAD_STACK_SIZE, entry, arg);

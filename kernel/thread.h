@@ -28,6 +28,8 @@ struct thread {
     int slot;               /* index into the stack pool; -1 for the boot thread */
     int cpu;                /* the one CPU it may run on, or -1 for any */
     uint64_t *stack_bottom; /* its stack's lowest word, the canary (kernel/thread.c) */
+    unsigned no_preempt;    /* > 0: the tick leaves it running (sched_preempt_disable) */
+    bool preempt_missed;    /* a tick found its slice over while no_preempt */
 };
 
 #endif
