@@ -7,6 +7,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
+#include "kernel/lifecycle.h"
 #include "kernel/main.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
@@ -109,7 +110,9 @@ void kernel_main(void)
     mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
     mm_tlb_test();                             /* mm.tlbtest=on: no stale TLB entry survives */
     pv_repatch_test();                         /* pv.repatch_test=N: patching with CPUs live */
+    lifecycle_start();                         /* lifecycle=N: the toolstack may move us */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
+    lifecycle_finish();                        /* every resume came, each checked */
     fault_inject_run();                        /* fault=...: test the trap path */
     check_wx();                                /* still W^X after every text_poke */
     run_benchmarks();                          /* bench=...: measure, then end the run */

@@ -77,9 +77,13 @@ static unsigned sync_waiter;  /* the CPU smp_sync_cores() may halt on */
  * before is discarded, so it sees text another CPU wrote (SDM 8.1.3,
  * cross-modifying code). Xen's cpuid traps to Xen, which serializes too.
  * The last CPU to do so wakes the waiter. */
+static void park_here(void);
+
 void smp_ipi_arrived(void)
 {
     unsigned me = 1u << cpu_index();
+
+    park_here();
 
     if (!(__atomic_load_n(&sync_pending, __ATOMIC_ACQUIRE) & me))
         return;
@@ -126,4 +130,69 @@ void smp_sync_cores(void)
             panic("smp: CPUs 0x%x did not serialize within 2 s of a text write", pending);
         wait_for_answers();
     }
+}
+
+static unsigned park_asked; /* a bit per CPU asked to park */
+static unsigned parked;     /* a bit per CPU parked now */
+static unsigned park_round; /* moves on when the parked CPUs may go */
+static bool park_resumed;   /* that round ended in a new domain */
+
+/* A CPU asked to park spins here, in its IPI handler with interrupts
+ * off, until the caller's work is done; it touches nothing shared but
+ * these words, so it can be frozen, saved and thawed in another domain.
+ * After a resume it sets itself up again (its vcpu_info, its timer). */
+static void park_here(void)
+{
+    unsigned cpu = cpu_index(), me = 1u << cpu;
+    unsigned round = __atomic_load_n(&park_round, __ATOMIC_ACQUIRE);
+
+    if (!(__atomic_load_n(&park_asked, __ATOMIC_ACQUIRE) & me))
+        return;
+    __atomic_fetch_or(&parked, me, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&park_round, __ATOMIC_ACQUIRE) == round)
+        __builtin_ia32_pause();
+    if (__atomic_load_n(&park_resumed, __ATOMIC_ACQUIRE)) {
+        pv_machine_ops.cpu_resume(cpu);
+        timer_resume();
+    }
+    __atomic_fetch_and(&parked, ~me, __ATOMIC_SEQ_CST);
+}
+
+/* Waits, with interrupts on, until the CPUs in mask are in (or out of)
+ * park_here; panics past the time-out, naming them. */
+static void wait_parked(unsigned mask, bool in, const char *what)
+{
+    uint64_t deadline = time_now_ns() + SYNC_TIMEOUT_NS;
+
+    while ((__atomic_load_n(&parked, __ATOMIC_ACQUIRE) & mask) != (in ? mask : 0)) {
+        if (time_now_ns() > deadline)
+            panic("smp: CPUs 0x%x did not %s within 2 s", mask, what);
+        __builtin_ia32_pause();
+    }
+}
+
+unsigned smp_park_others(void)
+{
+    unsigned online = smp_cpus_online(), others = 0;
+
+    if (!(irq_save_flags() & X86_EFLAGS_IF))
+        panic("smp: parking with interrupts disabled would wait for its own IPI forever");
+    for (unsigned cpu = 0; cpu < online; cpu++)
+        if (cpu != cpu_index())
+            others |= 1u << cpu;
+    __atomic_store_n(&park_resumed, false, __ATOMIC_RELEASE);
+    __atomic_store_n(&park_asked, others, __ATOMIC_SEQ_CST);
+    for (unsigned cpu = 0; cpu < online; cpu++)
+        if (others & (1u << cpu))
+            pv_cpu_ops.send_ipi(cpu);
+    wait_parked(others, true, "park");
+    return others;
+}
+
+void smp_unpark_others(unsigned others, bool resumed)
+{
+    __atomic_store_n(&park_resumed, resumed, __ATOMIC_RELEASE);
+    __atomic_store_n(&park_asked, 0, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&park_round, 1, __ATOMIC_SEQ_CST);
+    wait_parked(others, false, "leave their park");
 }

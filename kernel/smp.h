@@ -24,6 +24,14 @@ void smp_sync_cores(void);
  * ending a halt: serialize, if smp_sync_cores() asked it to. */
 void smp_ipi_arrived(void);
 
+/* Parks every other online CPU in its IPI handler, interrupts off, and
+ * returns their mask: the caller, with interrupts on, must hold no lock
+ * another CPU may spin for with interrupts off (kernel/lifecycle.c).
+ * unpark lets them go; with resumed, each first redoes its platform
+ * set-up (pv_machine_ops.cpu_resume) and re-arms its timer. */
+unsigned smp_park_others(void);
+void smp_unpark_others(unsigned others, bool resumed);
+
 extern unsigned smp_online_count;
 
 /* How many CPUs are running kernel code (1 until smp_start_cpus). Inline:

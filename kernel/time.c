@@ -64,6 +64,12 @@ void timer_arm(uint64_t deadline_ns)
     pv_time_ops.timer_oneshot(deadline_ns);
 }
 
+void timer_resume(void)
+{
+    if (oneshot[cpu_index()].armed)
+        pv_time_ops.timer_oneshot(oneshot[cpu_index()].deadline);
+}
+
 uint64_t timer_deadline(void)
 {
     return oneshot[cpu_index()].armed ? oneshot[cpu_index()].deadline : 0;

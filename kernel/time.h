@@ -37,6 +37,10 @@ void timer_arm(uint64_t deadline_ns);
  * timer again and again puts back afterwards. Interrupts disabled. */
 uint64_t timer_deadline(void);
 
+/* Asks the platform again for this CPU's armed deadline: a domain that
+ * resumed elsewhere has lost its timers (kernel/lifecycle.c). */
+void timer_resume(void);
+
 /* The function the timer runs, in interrupt context with interrupts
  * disabled; it may call timer_arm() again. NULL runs nothing. */
 void timer_set_callback(void (*fn)(void));

@@ -17,6 +17,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
+#include "kernel/lifecycle.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -223,20 +224,20 @@ static void map_heap(void)
     write_protect_heap();
 }
 
-static void print_summary(uint64_t faults, uint64_t total, const struct phase_ticks *t,
-                          const struct mm_stats *s)
+static void print_summary(uint64_t cycles, uint64_t faults, uint64_t total,
+                          const struct phase_ticks *t, const struct mm_stats *s)
 {
-    uint64_t ptes = wl_cycles * wl_pages;
+    uint64_t ptes = cycles * wl_pages;
     uint64_t per_pte = (t->reprotect * 100 + ptes / 2) / ptes; /* hundredths */
     char line[256];
 
     kprintf("wl: %lu cycles x %lu pages, %lu mutators, seed %lu: %lu faults, checksums ok "
             "(0x%016lx)\n",
-            wl_cycles, wl_pages, wl_threads, wl_seed, faults, total);
+            cycles, wl_pages, wl_threads, wl_seed, faults, total);
     kprintf("wl: %s per cycle %lu: mutators %lu, collector %lu, re-protect %lu "
             "(%lu.%02lu per pte)\n",
-            tsc_unit(), (t->mutate + t->check + t->reprotect) / wl_cycles, t->mutate / wl_cycles,
-            t->check / wl_cycles, t->reprotect / wl_cycles, per_pte / 100, per_pte % 100);
+            tsc_unit(), (t->mutate + t->check + t->reprotect) / cycles, t->mutate / cycles,
+            t->check / cycles, t->reprotect / cycles, per_pte / 100, per_pte % 100);
     if (smp_cpus_online() > 1)
         kprintf("wl: mutators ran on CPUs 0x%x of %u\n", mutator_cpus, smp_cpus_online());
     mm_stats_format(line, sizeof(line), s);
@@ -246,14 +247,16 @@ static void print_summary(uint64_t faults, uint64_t total, const struct phase_ti
 void write_barrier_run(void)
 {
     struct phase_ticks t = {0};
-    uint64_t faults = 0, total = 0;
+    uint64_t faults = 0, total = 0, cycles;
     struct mm_stats s;
 
     if (wl_choice == 0)
         return;
     map_heap();
     mm_stats_reset(); /* the counters cover the cycles, not the set-up */
-    for (uint64_t cycle = 0; cycle < wl_cycles; cycle++) {
+    /* Under lifecycle=N the workload runs on until every resume has come. */
+    for (cycles = 0; cycles < wl_cycles || lifecycle_waiting(); cycles++) {
+        uint64_t cycle = cycles;
         uint64_t t0 = tsc_ticks(), t1, t2;
         run_mutators(cycle);
         t1 = tsc_ticks();
@@ -267,7 +270,7 @@ void write_barrier_run(void)
     mm_stats_read(&s);
     if (s.faults != faults)
         panic("wl: %lu pages faulted, but the mm layer handed on %lu faults", faults, s.faults);
-    print_summary(faults, total, &t, &s);
+    print_summary(cycles, faults, total, &t, &s);
     vm_unmap((void *)heap.words);
     vm_unmap(heap.shadow);
 }

@@ -47,6 +47,16 @@ void vm_lock_release(void)
     sched_preempt_enable();
 }
 
+void vm_hold(void)
+{
+    vm_lock_take();
+}
+
+void vm_unhold(void)
+{
+    vm_lock_release();
+}
+
 bool vm_lock_held_by_me(void)
 {
     return __atomic_load_n(&vm_lock_holder, __ATOMIC_RELAXED) == thread_current();

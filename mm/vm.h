@@ -43,4 +43,10 @@ void mprotect_range(uint64_t start, uint64_t end, unsigned prot);
 /* The live leaf entry for addr, 0 when there is none. */
 pte_t vm_pte(const void *addr);
 
+/* Waits for the mprotect or fault under way and holds off the next, this
+ * thread unpreempted, until vm_unhold: meanwhile no CPU is inside a lazy
+ * MMU section, so none has page-table updates queued (kernel/lifecycle.c). */
+void vm_hold(void);
+void vm_unhold(void);
+
 #endif

@@ -157,14 +157,24 @@ static void write_with_int3(const struct live_place *places, unsigned n)
     __atomic_store_n(&batch_len, 0, __ATOMIC_RELEASE);
 }
 
+void live_patch_hold(void)
+{
+    while (__atomic_exchange_n(&writing, true, __ATOMIC_ACQUIRE))
+        thread_yield();
+}
+
+void live_patch_unhold(void)
+{
+    __atomic_store_n(&writing, false, __ATOMIC_RELEASE);
+}
+
 /* With one CPU nobody can meet a half-written place: one copy each. */
 void live_patch_write(const struct live_place *places, unsigned n)
 {
     check_places(places, n);
     if (n == 0)
         return;
-    while (__atomic_exchange_n(&writing, true, __ATOMIC_ACQUIRE))
-        thread_yield();
+    live_patch_hold();
     if (unsafe) {
         write_torn(places, n);
     } else if (smp_cpus_online() < 2) {
@@ -173,7 +183,7 @@ void live_patch_write(const struct live_place *places, unsigned n)
     } else {
         write_with_int3(places, n);
     }
-    __atomic_store_n(&writing, false, __ATOMIC_RELEASE);
+    live_patch_unhold();
 }
 
 /* Where a thread can stop inside a site is where it resumes, so a site

@@ -28,6 +28,11 @@ struct live_place {
  * running; one writer at a time (others wait their turn). */
 void live_patch_write(const struct live_place *places, unsigned n);
 
+/* Waits for a write under way and holds off the next until unhold: a
+ * suspend must not find text half-written (kernel/lifecycle.c). */
+void live_patch_hold(void);
+void live_patch_unhold(void);
+
 /* Rewrites every site of op with what be writes there, or with the
  * indirect call through op's slot when be is NULL, and returns how many
  * changed. Only restore_fl can be so rewritten (see live_patch.c). */

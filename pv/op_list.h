@@ -109,7 +109,19 @@
 #define PV_CALLS_machine(X, a) \
     X(a, machine, console_write, void, (const char *s, size_t len)) /* works from a trap */ \
     X(a, machine, exit, __attribute__((noreturn)) void, (int status)) /* 0 = clean; ends the VM */ \
-    X(a, machine, setup, void, (void)) /* once the command line is read */
+    X(a, machine, setup, void, (void)) /* once the command line is read */ \
+    /* The guest's lifecycle (kernel/lifecycle.c): a toolstack that saves, \
+     * restores or moves the domain asks it to suspend. Watches for its \
+     * requests: NULL, or why there is no toolstack to ask. */ \
+    X(a, machine, lifecycle_start, const char *, (void)) \
+    /* The request waiting ("suspend", "poweroff", "reboot"), taken; or NULL. */ \
+    X(a, machine, lifecycle_request, const char *, (void)) \
+    /* Suspends the domain, the other CPUs parked and events masked: 0 once \
+     * resumed in a new domain, 1 if the suspend was cancelled. */ \
+    X(a, machine, suspend, int, (void)) \
+    /* A parked CPU's own part of a resume, on that CPU, events masked. */ \
+    X(a, machine, cpu_resume, void, (unsigned cpu)) \
+    X(a, machine, domain_id, unsigned, (void)) /* the domain's id, or ~0u */
 /* Rewriting the kernel's own text. */
 #define PV_CALLS_patch(X, a) \
     X(a, patch, site_backend, const struct pv_backend *, (void)) /* what sites become */ \

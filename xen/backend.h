@@ -66,6 +66,21 @@ __attribute__((noreturn)) void xen_exit(int status);
 unsigned xen_cpus_possible(void);
 void xen_send_ipi(unsigned cpu);
 
+/* lifecycle.c: the toolstack's requests, and what every resume redoes
+ * (machine ops both backends put in their tables; the suspend itself is
+ * each backend's). xen_resume_domain runs on vCPU 0 once the backend has
+ * mapped shared_info and read xen_domain again. */
+const char *xen_lifecycle_start(void);
+const char *xen_lifecycle_request(void);
+unsigned xen_domain_id(void);
+void xen_cpu_resume(unsigned cpu);
+void xen_resume_domain(void);
+/* time.c: the clock across a suspend, never going back. */
+void xen_time_suspend(void);
+void xen_time_resume(void);
+/* machine.c: waits (bounded) until the console daemon has read every line. */
+void xen_console_drain(void);
+
 /* machine.c: the console and the way out, for dom0 or a domU as
  * xen_domain says; a panic can be reported from here on. */
 void xen_console_init(void);

@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched.h"
+#include "kernel/string.h"
 #include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/hypercall.h"
@@ -217,6 +218,15 @@ evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
 void xen_events_init(bool raise_upcall_locally)
 {
     raise_locally = raise_upcall_locally;
+    xen_events_reset();
+}
+
+/* Xen ABI: a new domain has no port of the old one's bound; the
+ * toolstack's restore leaves every port masked, and so do we. */
+void xen_events_reset(void)
+{
+    memset(handlers, 0, sizeof(handlers));
+    memset(cpu_ports, 0, sizeof(cpu_ports));
     for (unsigned i = 0; i < EVTCHN_WORDS; i++) {
         __atomic_store_n(&xen_shared_info.evtchn_mask[i], ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
         cpu_ports[0][i] = ~(xen_ulong_t)0;

@@ -38,6 +38,9 @@ uint64_t xen_evtchn_count(evtchn_port_t port);
  * next irq_enable to deliver (PV); else Xen must (PVH). */
 void xen_events_init(bool raise_upcall_locally);
 
+/* After a resume in a new domain: no port bound, every port masked. */
+void xen_events_reset(void);
+
 /* The upcall, with events masked: called by the PV upcall entry
  * (xen/pv/event_entry.asm) and by the PVH callback vector's handler. */
 void xen_event_upcall(struct trap_frame *f);

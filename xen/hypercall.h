@@ -108,6 +108,17 @@ static inline long HYPERVISOR_sched_op(int cmd, void *arg)
     return _hypercall2(sched_op, cmd, arg);
 }
 
+/* Xen ABI: SHUTDOWN_suspend returns 0 in the domain the toolstack built
+ * from the saved one, or 1 where the suspend was cancelled. A PV guest
+ * passes its start_info's machine frame in the third argument register,
+ * where the toolstack looks for it in the saved vCPU state; PVH passes 0. */
+static inline long HYPERVISOR_suspend(uint64_t start_info_mfn)
+{
+    struct sched_shutdown shutdown = {.reason = SHUTDOWN_suspend};
+
+    return _hypercall3(sched_op, SCHEDOP_shutdown, &shutdown, start_info_mfn);
+}
+
 static inline long HYPERVISOR_event_channel_op(int cmd, void *arg)
 {
     return _hypercall2(event_channel_op, cmd, arg);

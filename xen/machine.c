@@ -108,6 +108,12 @@ static void console_ring_drain(void)
     } while (xencons_ring_space(console_ring) < sizeof(console_ring->out) && xen_wait_event(&w));
 }
 
+void xen_console_drain(void)
+{
+    if (console_ring)
+        console_ring_drain();
+}
+
 static void dom0_announce(unsigned domid)
 {
     (void)domid;

@@ -33,6 +33,10 @@ static uint64_t rdtsc_ordered(void)
  * vCPU's clock, then another's. */
 static bool several_clocks;
 static uint64_t latest_ns; /* the latest time any vCPU has returned */
+/* Added to Xen's time once a resume found the new host's clock behind
+ * where the old one stopped: the kernel's clock never goes back. */
+static uint64_t resume_offset_ns;
+static uint64_t suspended_ns; /* xen_now_ns() as the domain suspended */
 
 /* Xen ABI: Xen bumps version before and after it updates the record, so
  * an odd or changed version means we read a torn snapshot: read again. */
@@ -99,12 +103,29 @@ static uint64_t never_back(uint64_t ns, uint8_t flags)
 uint64_t xen_now_ns(void)
 {
     uint8_t flags;
-    uint64_t ns = local_clock(&flags);
+    uint64_t ns = local_clock(&flags) + resume_offset_ns;
 
     return never_back(ns, flags);
 }
 
+void xen_time_suspend(void)
+{
+    suspended_ns = xen_now_ns();
+}
+
+/* Xen's system time is the host's: after a restore on the same host it
+ * has moved on by the pause, on another host it may be anywhere. */
+void xen_time_resume(void)
+{
+    uint8_t flags;
+    uint64_t now = local_clock(&flags);
+
+    if (now + resume_offset_ns < suspended_ns)
+        resume_offset_ns = suspended_ns - now;
+}
+
 /* Flags 0: a deadline already past fires at once rather than failing.
+ * The deadline is the kernel's clock, Xen's plus any resume offset.
  * Xen ABI: VCPUOP_set_singleshot_timer acts on the calling vCPU only
  * (-EINVAL for another), so this runs with events masked, on the vCPU
  * whose timer it arms; and its deadline is that vCPU's own clock, which
@@ -112,7 +133,8 @@ uint64_t xen_now_ns(void)
 void xen_timer_oneshot(uint64_t deadline_ns)
 {
     uint8_t flags;
-    uint64_t local = local_clock(&flags), behind = never_back(local, flags) - local;
+    uint64_t local = local_clock(&flags) + resume_offset_ns;
+    uint64_t behind = never_back(local, flags) - local + resume_offset_ns;
     struct vcpu_set_singleshot_timer t = {
         .timeout_abs_ns = deadline_ns > behind ? deadline_ns - behind : 0, .flags = 0};
 

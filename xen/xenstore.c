@@ -18,6 +18,7 @@ static struct xenstore_domain_interface *store;
 static evtchn_port_t store_port;
 static const char *unusable = "not set up"; /* why requests fail, or NULL */
 static bool busy;
+static bool watch_fired; /* a watch event was skipped since the last look */
 static uint32_t req_id;
 static char request[XS_MSG_MAX];
 static struct xs_reply reply; /* holds the error name a request returns */
@@ -31,6 +32,11 @@ const char *xenstore_init(void)
         return unusable = "the store's event channel is past the event channels";
     store = xen_domain.store;
     store_port = xen_domain.store_port;
+    /* After a resume: what the old domain's daemon left unread is no
+     * reply to anything of the new one's. */
+    __atomic_store_n(&store->rsp_cons, __atomic_load_n(&store->rsp_prod, __ATOMIC_ACQUIRE),
+                     __ATOMIC_RELEASE);
+    watch_fired = false;
     unusable = NULL;
     return NULL;
 }
@@ -73,6 +79,8 @@ static const char *receive_reply(uint32_t type, char *buf, size_t len, struct xe
     for (;;) {
         const char *err = xs_reply_take(&reply, store);
         notify_daemon(); /* space in the reply ring: a long reply may be waiting for it */
+        if (reply.watch_events)
+            watch_fired = true;
         if (err)
             return give_up(err);
         if (reply.done)
@@ -112,6 +120,51 @@ static const char *transact(uint32_t type, const char *path, const char *value, 
     err = exchange(type, path, value, buf, len);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
+}
+
+/* Takes whatever the reply ring holds with no request in flight: only
+ * watch events (or stale replies) can be there. A message is taken whole,
+ * so the next exchange starts on a message boundary. */
+static const char *take_events(void)
+{
+    struct xs_reply events;
+    struct xen_wait w;
+
+    xs_reply_init(&events, 0, NULL, 0); /* req_id 0 is never ours: everything is skipped */
+    xen_wait_start(&w, store_port, TIMEOUT_S * 1000000000ull);
+    while (__atomic_load_n(&store->rsp_prod, __ATOMIC_ACQUIRE) != store->rsp_cons ||
+           events.got != 0) {
+        const char *err = xs_reply_take(&events, store);
+        notify_daemon();
+        if (events.watch_events)
+            watch_fired = true;
+        if (err)
+            return give_up(err);
+        if (events.got != 0 && !xen_wait_event(&w))
+            return give_up("a watch event did not arrive whole within " STRINGIFY(TIMEOUT_S) " s");
+    }
+    return NULL;
+}
+
+bool xenstore_watch_fired(void)
+{
+    bool fired;
+
+    if (unusable || __atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
+        return false; /* a request under way notes events for the next look */
+    if (take_events())
+        fired = false;
+    else
+        fired = __atomic_exchange_n(&watch_fired, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
+    return fired;
+}
+
+const char *xenstore_watch(const char *path, const char *token)
+{
+    char ok[8]; /* Xen ABI: the daemon acknowledges a watch with "OK" */
+
+    return transact(XS_WATCH, path, token, ok, sizeof(ok));
 }
 
 const char *xenstore_read(const char *path, char *buf, size_t len)

@@ -8,10 +8,12 @@
 #ifndef XEN_XENSTORE_H
 #define XEN_XENSTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Connects to the ring xen_domain names; NULL, or why there is none to
- * use (dom0 has none at boot). */
+ * use (dom0 has none at boot). Again after a resume: the ring and its
+ * port are the new domain's. */
 const char *xenstore_init(void);
 
 /* Reads the node's value into buf[0..len) with a NUL; NULL or an error.
@@ -20,5 +22,14 @@ const char *xenstore_read(const char *path, char *buf, size_t len);
 
 /* Sets the node to value, creating it; NULL or an error. */
 const char *xenstore_write(const char *path, const char *value);
+
+/* Asks the daemon to fire a watch event whenever path or a node below it
+ * changes, and once at once; NULL or an error. A new domain's daemon
+ * knows no watch of the old one's: set it again after a resume. */
+const char *xenstore_watch(const char *path, const char *token);
+
+/* Whether a watch event has arrived since the last call. Never waits for
+ * one; events that come during another request are noted then. */
+bool xenstore_watch_fired(void);
 
 #endif

@@ -26,7 +26,9 @@ size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, const char *p
                         const char *value)
 {
     size_t path_len = strlen(path) + 1; /* the NUL ends the path */
-    size_t value_len = value ? strlen(value) : 0;
+    /* Xen ABI (xs_wire.h): XS_WRITE's value runs to the end of the
+     * payload, XS_WATCH's token is a string of its own, with its NUL. */
+    size_t value_len = value ? strlen(value) + (type == XS_WATCH) : 0;
     struct xsd_sockmsg hdr = {.type = type, .req_id = req_id, .tx_id = 0};
 
     if (path_len > XENSTORE_PAYLOAD_MAX || value_len > XENSTORE_PAYLOAD_MAX - path_len)
@@ -142,6 +144,8 @@ static void end_message(struct xs_reply *r)
         r->done = true;
         return;
     }
+    if (r->hdr.type == XS_WATCH_EVENT)
+        r->watch_events++;
     memset(&r->hdr, 0, sizeof(r->hdr));
     r->got = r->kept = 0;
 }

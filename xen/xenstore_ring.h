@@ -20,9 +20,10 @@
 #define XS_ERROR_NAME_MAX 32
 
 /* Writes into out (XS_MSG_MAX bytes) a request whose payload is path and
- * its NUL, then value without a NUL when value is not NULL (XS_WRITE's
- * layout). Returns the message's length, or 0 if the payload would be
- * longer than XENSTORE_PAYLOAD_MAX. */
+ * its NUL, then value when value is not NULL: without a NUL (XS_WRITE's
+ * layout), or with one for XS_WATCH, whose value is the token. Returns
+ * the message's length, or 0 if the payload would be longer than
+ * XENSTORE_PAYLOAD_MAX. */
 size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, const char *path,
                         const char *value);
 
@@ -47,6 +48,7 @@ struct xs_reply {
     size_t got;                    /* its bytes taken so far, header included */
     size_t kept;                   /* its payload bytes stored */
     bool done;                     /* our reply is complete */
+    unsigned watch_events;         /* watch events skipped on the way */
     char error[XS_ERROR_NAME_MAX]; /* an XS_ERROR reply's payload */
 };
 

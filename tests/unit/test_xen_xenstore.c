@@ -254,6 +254,35 @@ static void test_skips_messages_not_ours(void **state)
     assert_null(xs_reply_result(&reply, XS_WRITE));
     assert_string_equal(buf, "OK");
     assert_int_equal(intf.rsp_cons, intf.rsp_prod);
+    assert_int_equal(reply.watch_events, 1); /* the watch event is counted, the stale reply not */
+}
+
+/* Xen ABI: XS_WATCH's payload is two strings, each with its NUL. */
+static void test_build_watch(void **state)
+{
+    char out[XS_MSG_MAX];
+    struct xsd_sockmsg h;
+
+    (void)state;
+    assert_int_equal(xs_request_build(out, XS_WATCH, 9, "control/shutdown", "lc"), HDR + 17 + 3);
+    memcpy(&h, out, HDR);
+    assert_int_equal(h.type, XS_WATCH);
+    assert_int_equal(h.len, 20);
+    assert_memory_equal(out + HDR, "control/shutdown\0lc\0", 20);
+}
+
+/* Events with no request waiting: a reply state with no buffer drops them. */
+static void test_watch_events_alone(void **state)
+{
+    (void)state;
+    daemon_reply(XS_WATCH_EVENT, 0, "control/shutdown\0lc", 20);
+    daemon_reply(XS_WATCH_EVENT, 0, "control/shutdown\0lc", 20);
+    xs_reply_init(&reply, 0, NULL, 0);
+    assert_null(xs_reply_take(&reply, &intf));
+    assert_false(reply.done);
+    assert_int_equal(reply.watch_events, 2);
+    assert_int_equal(reply.got, 0);
+    assert_int_equal(intf.rsp_cons, intf.rsp_prod);
 }
 
 static void test_reply_of_wrong_type(void **state)
@@ -320,6 +349,8 @@ int main(void)
         cmocka_unit_test_setup(test_reply_longer_than_buffer, setup),
         cmocka_unit_test_setup(test_reply_exactly_fits, setup),
         cmocka_unit_test_setup(test_skips_messages_not_ours, setup),
+        cmocka_unit_test_setup(test_build_watch, setup),
+        cmocka_unit_test_setup(test_watch_events_alone, setup),
         cmocka_unit_test_setup(test_reply_of_wrong_type, setup),
         cmocka_unit_test_setup(test_malformed_header, setup),
         cmocka_unit_test_setup(test_broken_indexes, setup),

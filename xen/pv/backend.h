@@ -42,6 +42,19 @@ static inline uint64_t virt_to_maddr(const void *va)
  * stack with Xen's start_info and the top of Xen's bootstrap stack. */
 __attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
 
+/* start.c: maps Xen's shared_info (or, before a suspend, our own frame
+ * again) at xen_shared_info_page; and reads start_info's console and
+ * xenstore rings into xen_domain. */
+void xen_pv_map_shared_info(uint64_t maddr);
+void xen_pv_read_domain(const start_info_t *si);
+
+/* mmu.c: across a suspend, the copies of CR3 held as pseudo-physical
+ * addresses, every frame being new afterwards. */
+void xen_mmu_suspend(void);
+void xen_mmu_resume(void);
+/* suspend.c: the shared lifecycle_start, and the p2m published. */
+const char *xen_pv_lifecycle_start(void);
+
 /* Bring-up, in the order xen_install() (install.c) runs it. */
 void xen_guest_init(void); /* start.c: start_info's magic checked, shared_info mapped */
 void xen_traps_init(void); /* traps.c: the virtual IDT */

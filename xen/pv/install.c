@@ -55,6 +55,8 @@ void xen_install(void)
      * SCHEDOP_shutdown; a panic can be reported from here on. */
     xen_console_init();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
+    /* Before the toolstack's first save: the p2m where it looks for it. */
+    pv_machine_ops.lifecycle_start = xen_pv_lifecycle_start;
     pv_info = (struct pv_info){
         .name = "xen-pv", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
     xen_guest_init();

@@ -63,6 +63,7 @@ struct mmu_cpu {
     bool withheld;         /* xen_mmu_withhold(): nothing reaches Xen */
 };
 static struct mmu_cpu mmu_cpus[MAX_CPUS];
+static uint64_t cr3_pa[MAX_CPUS]; /* each CR3 as a pseudo-physical address, across a suspend */
 
 /* Swap mode queues every update it does not swap as batch mode does. */
 static bool batching(void)
@@ -420,6 +421,27 @@ uint64_t xen_mmu_cpu_init(unsigned cpu)
 {
     mmu_cpus[cpu].cr3 = this_mmu()->cr3;
     return mmu_cpus[cpu].cr3;
+}
+
+/* A suspend finds no batch open: the caller holds vm_lock, inside which
+ * every lazy section runs, and has the other vCPUs parked. */
+void xen_mmu_suspend(void)
+{
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+        struct mmu_cpu *c = &mmu_cpus[cpu];
+        if (c->lazy || c->mc.nentries)
+            panic("xen: suspend with CPU %u's lazy MMU section or batch open", cpu);
+        cr3_pa[cpu] = c->cr3 ? xen_maddr_to_phys(c->cr3) : 0;
+    }
+}
+
+/* Every frame changed: the toolstack rewrote the page tables and the
+ * p2m, not the copies of CR3 read_cr3 returns. */
+void xen_mmu_resume(void)
+{
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+        if (cr3_pa[cpu])
+            mmu_cpus[cpu].cr3 = xen_phys_to_maddr(cr3_pa[cpu]);
 }
 
 static bool xen_offers(unsigned feature)

@@ -17,7 +17,7 @@ start_info_t *xen_start_info;
 
 /* Xen ABI: the shared_info page is given by machine address; a PV guest
  * maps it itself. */
-static void map_shared_info(uint64_t maddr)
+void xen_pv_map_shared_info(uint64_t maddr)
 {
     uint64_t pte = maddr | PTE_P | PTE_W | PTE_A | PTE_D | PTE_NX;
 
@@ -38,9 +38,10 @@ static void *own_page(const start_info_t *si, uint64_t mfn)
     return (void *)(pfn << 12);
 }
 
-/* What the code both Xen backends share needs of start_info. dom0's
+/* What the code both Xen backends share needs of start_info, at boot and
+ * after every resume (the toolstack rewrites the frames and ports). dom0's
  * console fields describe the VGA console, not a ring. */
-static void read_domain(const start_info_t *si)
+void xen_pv_read_domain(const start_info_t *si)
 {
     xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
     xen_domain.ports_need_iopl = true;
@@ -61,7 +62,7 @@ void xen_guest_init(void)
 
     if (strncmp(si->magic, XEN_START_INFO_MAGIC, strlen(XEN_START_INFO_MAGIC)) != 0)
         panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, XEN_START_INFO_MAGIC);
-    map_shared_info(si->shared_info);
+    xen_pv_map_shared_info(si->shared_info);
 }
 
 static void print_xen_banner(const start_info_t *si)
@@ -82,7 +83,7 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
     if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
         __builtin_trap();
     xen_start_info = si;
-    read_domain(si);
+    xen_pv_read_domain(si);
     xen_install(); /* console first, then traps, events and every ops table */
     boot_info.method = BOOT_XEN_PV;
     err = xen_start_info_parse((const uint8_t *)si, sizeof(*si), (uint64_t)si,

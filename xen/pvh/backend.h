@@ -38,6 +38,13 @@ void xen_pvh_setup(void);
 /* irq.c: events become an interrupt on XEN_PVH_CALLBACK_VECTOR. */
 void xen_pvh_callback_init(void);
 
+/* start.c, install.c: the console and xenstore rings from the HVM
+ * parameters, and Xen's shared_info at our page: at boot and after a
+ * resume. suspend.c: the domain's suspend. */
+void xen_pvh_read_rings(void);
+void xen_pvh_map_shared_info(void);
+int xen_pvh_suspend(void);
+
 /* time.c: xen.timer=lapic, the emulated LAPIC timer calibrated against
  * Xen's clock, armed for a deadline in that clock. */
 void xen_pvh_lapic_timer_init(void);

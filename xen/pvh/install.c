@@ -31,7 +31,7 @@ OPTION_ENUM_WHERE(PV_CAP_XEN_PVH, shootdown_choice, "xen.shootdown", shootdown_c
 
 /* Xen ABI: XENMAPSPACE_shared_info puts Xen's shared_info frame at a
  * guest frame of ours (HAP maps it; no page-table entry of ours changes). */
-static void map_shared_info(void)
+void xen_pvh_map_shared_info(void)
 {
     struct xen_add_to_physmap map = {.domid = DOMID_SELF,
                                      .space = XENMAPSPACE_shared_info,
@@ -85,14 +85,20 @@ void xen_pvh_install(void)
      * are guest frames. Shootdowns are Xen's until xen_pvh_setup. */
     pv_mmu_ops = (struct pv_mmu_ops)PV_TABLE(native, mmu);
     pv_mmu_ops.flush_tlb_others = xen_pvh_flush_tlb_others;
-    map_shared_info();
+    xen_pvh_map_shared_info();
     xen_vcpu_info_register(0);
     /* Machine: dom0's console_io and exit through QEMU's isa-debug-exit,
      * or a domU's console ring and exit through xenstore and
      * SCHEDOP_shutdown, as under PV; a panic can be reported from here on. */
     xen_console_init();
-    pv_machine_ops = (struct pv_machine_ops){
-        .console_write = xen_console_write, .exit = xen_exit, .setup = xen_pvh_setup};
+    pv_machine_ops = (struct pv_machine_ops){.console_write = xen_console_write,
+                                             .exit = xen_exit,
+                                             .setup = xen_pvh_setup,
+                                             .lifecycle_start = xen_lifecycle_start,
+                                             .lifecycle_request = xen_lifecycle_request,
+                                             .suspend = xen_pvh_suspend,
+                                             .cpu_resume = xen_cpu_resume,
+                                             .domain_id = xen_domain_id};
     pv_info = (struct pv_info){.name = "xen-pvh",
                                .variant = xen_role_variant(),
                                .caps = PV_CAP_XEN | PV_CAP_XEN_PVH | PV_CAP_NATIVE_SITES};

@@ -69,18 +69,23 @@ static uint64_t hvm_param(uint32_t index)
 }
 
 /* Xen ABI: a PVH domU's console and xenstore rings are pages of guest
- * memory that HVM parameters name by frame; a PVH dom0 has neither. */
-static void read_domain(const struct pvh_start *si)
+ * memory that HVM parameters name by frame, at boot and after a resume. */
+void xen_pvh_read_rings(void)
 {
-    xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
-    if (xen_domain.dom0) {
-        xen_domain.store_problem = "dom0 has no xenstore ring at boot";
-        return;
-    }
     xen_domain.console = (void *)(hvm_param(HVM_PARAM_CONSOLE_PFN) << 12);
     xen_domain.console_port = (evtchn_port_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN);
     xen_domain.store = (void *)(hvm_param(HVM_PARAM_STORE_PFN) << 12);
     xen_domain.store_port = (evtchn_port_t)hvm_param(HVM_PARAM_STORE_EVTCHN);
+}
+
+/* A PVH dom0 has no console or xenstore ring. */
+static void read_domain(const struct pvh_start *si)
+{
+    xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
+    if (xen_domain.dom0)
+        xen_domain.store_problem = "dom0 has no xenstore ring at boot";
+    else
+        xen_pvh_read_rings();
 }
 
 static bool in_ram(const struct boot_info *bi, uint64_t pa)

@@ -3,6 +3,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/native/backend.h"
 #include "arch/x86/serial.h"
+#include "kernel/exit.h"
 
 #define DEBUG_EXIT_PORT 0xf4 /* QEMU -device isa-debug-exit,iobase=0xf4 */
 #define KBC_COMMAND_PORT 0x64
@@ -29,4 +30,31 @@ void native_exit(int status)
 void native_setup(void)
 {
     native_time_setup();
+}
+
+/* No toolstack runs a bare machine: nothing can ask it to suspend, and
+ * lifecycle= refuses to run here. */
+const char *native_lifecycle_start(void)
+{
+    return "no toolstack saves a bare machine: lifecycle= needs a Xen domU";
+}
+
+const char *native_lifecycle_request(void)
+{
+    return 0;
+}
+
+int native_suspend(void)
+{
+    panic("native: suspend without a toolstack");
+}
+
+void native_cpu_resume(unsigned cpu)
+{
+    (void)cpu;
+}
+
+unsigned native_domain_id(void)
+{
+    return ~0u;
 }

@@ -1,0 +1,29 @@
+/* Living through saves, restores and moves by the toolstack
+ * (kernel/lifecycle.c): lifecycle=N. */
+#ifndef KERNEL_LIFECYCLE_H
+#define KERNEL_LIFECYCLE_H
+
+#include <stdbool.h>
+
+/* lifecycle.mutant=: test controls that must end in one verdict. */
+enum lifecycle_mutant {
+    LIFECYCLE_SOUND,       /* none */
+    LIFECYCLE_DEAF,        /* suspend requests are ignored */
+    LIFECYCLE_NO_REBIND,   /* no event channel is bound again after a resume */
+    LIFECYCLE_STALE_FRAME, /* a machine frame of the old domain is kept */
+};
+int lifecycle_mutant(void);
+
+/* With lifecycle=N: watches for the toolstack's requests and starts the
+ * counting threads, one per CPU; call once every CPU runs. */
+void lifecycle_start(void);
+
+/* Whether resumes are still awaited (and the time is not up): the
+ * workload goes on meanwhile. */
+bool lifecycle_waiting(void);
+
+/* Waits for the last resume, ends the threads and prints the domains;
+ * ends the run if the resumes did not all come. */
+void lifecycle_finish(void);
+
+#endif
