@@ -20,6 +20,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/write_barrier.h"
 #include "mm/kernel_map.h"
 #include "mm/vm.h"
 #include "pv/irq.h"
@@ -119,6 +120,26 @@ static void check_counting(const uint64_t *before)
           resumes, stuck, STEPS_AGAIN);
 }
 
+/* What the workload did since the last resume (or the start): under a
+ * live migration Xen tracks the pages it dirties meanwhile. */
+static void report_workload(void)
+{
+    static uint64_t last_cycles, last_ns;
+    uint64_t cycles, ns;
+
+    write_barrier_progress(&cycles, &ns);
+    if (cycles > last_cycles) {
+        uint64_t each_us = (ns - last_ns) / (cycles - last_cycles) / 1000;
+        char since[24] = "the start";
+        if (resumes)
+            ksnprintf(since, sizeof(since), "resume %u", resumes);
+        kprintf("lifecycle: wl %lu cycles since %s, %lu.%03lu ms each\n", cycles - last_cycles,
+                since, each_us / 1000, each_us % 1000);
+    }
+    last_cycles = cycles;
+    last_ns = ns;
+}
+
 /* The safe point, the park, the platform's suspend; then the checks. */
 static void suspend_once(void)
 {
@@ -128,6 +149,10 @@ static void suspend_once(void)
     unsigned long flags;
     int rc;
 
+    /* The last line before the suspend: the backend drains the console,
+     * so it arrives before the domain stops (tests look for it). */
+    report_workload();
+    kprintf("lifecycle: suspend %u: domain %u asked to suspend\n", resumes + 1, domains[resumes]);
     live_patch_hold();
     vm_hold();
     others = smp_park_others();
@@ -182,6 +207,7 @@ static void answer(void *unused)
         } else if (strcmp(request, "suspend") == 0) {
             suspend_once();
         } else if (strcmp(request, "poweroff") == 0 || strcmp(request, "reboot") == 0) {
+            /* A reboot would boot the image afresh: the run ends either way. */
             kprintf("lifecycle: the toolstack asks for %s after %u of %lu resumes\n", request,
                     resumes, resumes_wanted);
             kernel_exit(EXIT_FAILURE, "lifecycle: ended by the toolstack before every resume");

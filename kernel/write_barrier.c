@@ -59,6 +59,7 @@ struct phase_ticks {
 };
 
 static struct heap heap;
+static uint64_t done_cycles, done_ns; /* write_barrier_progress() */
 
 /* splitmix64: a tiny generator whose every output is well mixed. */
 static uint64_t mix64(uint64_t z)
@@ -256,7 +257,7 @@ void write_barrier_run(void)
     mm_stats_reset(); /* the counters cover the cycles, not the set-up */
     /* Under lifecycle=N the workload runs on until every resume has come. */
     for (cycles = 0; cycles < wl_cycles || lifecycle_waiting(); cycles++) {
-        uint64_t cycle = cycles;
+        uint64_t cycle = cycles, start_ns = time_now_ns();
         uint64_t t0 = tsc_ticks(), t1, t2;
         run_mutators(cycle);
         t1 = tsc_ticks();
@@ -266,6 +267,8 @@ void write_barrier_run(void)
         t.mutate += t1 - t0;
         t.check += t2 - t1;
         t.reprotect += tsc_ticks() - t2;
+        __atomic_store_n(&done_ns, done_ns + time_now_ns() - start_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&done_cycles, cycles + 1, __ATOMIC_RELAXED);
     }
     mm_stats_read(&s);
     if (s.faults != faults)
@@ -273,6 +276,12 @@ void write_barrier_run(void)
     print_summary(cycles, faults, total, &t, &s);
     vm_unmap((void *)heap.words);
     vm_unmap(heap.shadow);
+}
+
+void write_barrier_progress(uint64_t *cycles, uint64_t *ns)
+{
+    *cycles = __atomic_load_n(&done_cycles, __ATOMIC_RELAXED);
+    *ns = __atomic_load_n(&done_ns, __ATOMIC_RELAXED);
 }
 
 /* The benchmark's entry (bench/wl_bench.c): the same cycles, with every

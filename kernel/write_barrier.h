@@ -8,6 +8,10 @@
  * Returns at once without wl=on. Call from thread context. */
 void write_barrier_run(void);
 
+/* How many cycles write_barrier_run has finished, and the clock's ns
+ * they took, so far: a lifecycle step's cost to the workload. */
+void write_barrier_progress(uint64_t *cycles, uint64_t *ns);
+
 /* For the benchmarks: runs `cycles` collection cycles of the same
  * workload (wl.pages, wl.threads, wl.seed), with all its checks, on a heap
  * kept from one call to the next; adds the pages that faulted to *faults
