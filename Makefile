@@ -37,7 +37,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh tour check test unit-test boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh tour check test unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
@@ -134,6 +134,12 @@ xen-test: $(IMAGE)
 bench: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
 	tools/bench $(if $(filter 1,$(ICOUNT)),--icount)
+
+# The guest's lifecycle under Xen's toolstack: saves, restores, moves and
+# live migrations of a running domU, timed (build/bench/lifecycle.json and
+# report.md's Lifecycle section; wall-clock figures, some minutes).
+bench-lifecycle: $(IMAGE)
+	tools/bench --lifecycle
 
 # Every benchmark in every configuration with few iterations (their checks,
 # never their timings), and icount runs twice, on one CPU and on two, that

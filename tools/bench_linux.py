@@ -242,13 +242,6 @@ def section_of(out):
     return section(data) if data else []
 
 
-def write_alone(out):
-    """report.md with the Linux section only, before any make bench."""
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write("# patchbay benchmarks\n\nRun `make bench` for patchbay's own tables.\n")
-        f.write("".join(line + "\n" for line in section_of(out)))
-
-
 def load(out):
     """linux.json in out, or None."""
     try:

@@ -794,7 +794,8 @@ def chart(data, idx, out):
 
 def write(data, out, extra=()):
     """Writes report.md (and chart.svg), followed by the lines of extra (the
-    Linux section, tools/bench_linux.py); returns the benchmarks of the
+    Linux and Lifecycle sections, tools/bench_linux.py and
+    tools/bench_lifecycle.py); returns the benchmarks of the
     catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
     text = render(data, made) + "".join(line + "\n" for line in extra)
@@ -812,8 +813,10 @@ if __name__ == "__main__":
     if "catalog" not in results:  # written before results.json carried it
         build = os.environ.get("BUILD", "build")
         results["catalog"] = catalog(os.path.join(build, "patchbay.elf"))
+    import bench_lifecycle
     import bench_linux
 
-    left_out = write(results, where, bench_linux.section_of(where))
+    left_out = write(results, where,
+                     bench_linux.section_of(where) + bench_lifecycle.section_of(where))
     if left_out:
         sys.exit("bench_report: report.md leaves out " + ", ".join(left_out))
