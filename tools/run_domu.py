@@ -9,16 +9,24 @@ writes its status to its xenstore node data/patchbay-status; dom0's /init
 reads it once the domain has stopped (else takes the verdict line: PASS 0,
 FAIL 1), says so in DOMU_END_LINE and ends QEMU with it. This module builds
 the run's initramfs and QEMU's arguments, shows only the domU's lines, and
-turns how the run ended into tools/run's outcome."""
+turns how the run ended into tools/run's outcome.
 
+--lifecycle PLAN has Xen's toolstack save, restore, move and migrate the
+domU while it runs: /init carries out the plan (LIFECYCLE in the run's
+params) and prints a line behind LIFECYCLE_PREFIX for each step; the
+kernel, told lifecycle=K, waits for K resumes before it checks itself and
+ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED."""
+
+import argparse
 import os
 import re
 import subprocess
 import sys
 
 from run_common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, ROOT, STATUS_DOM0_FAILED,
-                        STATUS_DOMU_NO_VERDICT, STATUS_NO_EXIT, STATUS_TIMEOUT, VERDICT,
-                        build_dir, fail, guest_image, in_workdir, qemu_error)
+                        STATUS_DOMU_NO_VERDICT, STATUS_LIFECYCLE_FAILED, STATUS_NO_EXIT,
+                        STATUS_TIMEOUT, VERDICT, build_dir, fail, guest_image, in_workdir,
+                        qemu_error)
 from run_xen import XEN_END, fetch_xen, pvh_unsupported, xen_ended_domain, xen_verdict
 
 # dom0's /init relays each line of the domU's console with DOMU_PREFIX and
@@ -29,12 +37,79 @@ DOMU_PREFIX = b"domU| "
 DOMU_END_LINE = re.compile(r"^patchbay-domu: end (\d+) (\S+) ?([^\n]*)$", re.MULTILINE)
 DOMU_END = re.compile(XEN_END.pattern + rb"|Kernel panic - not syncing[^\r\n]*")
 DOMU_KEEPS = 1023  # the domain builder copies this much into start_info
+DOMU_MEM = 64      # MiB: the domU's memory unless --domu-mem says otherwise
+
+# --lifecycle PLAN: comma-separated steps, each one of LIFECYCLE_STEPS with
+# an optional *N (1..LIFECYCLE_REPEAT_MAX). /init shows each step done in a
+# line behind LIFECYCLE_PREFIX.
+LIFECYCLE_STEPS = ("save-restore", "move", "migrate")
+LIFECYCLE_REPEAT_MAX = 100
+LIFECYCLE_STEP = re.compile(r"(%s)(?:\*(\d+))?" % "|".join(LIFECYCLE_STEPS))
+LIFECYCLE_PREFIX = b"lifecycle-door: "
+# Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
+# to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
+MIGRATE_NEEDS_PVH = (
+    "--lifecycle migrate needs --pvh: live migration of a PV guest needs log-dirty "
+    "tracking, which for a PV domain needs Xen's shadow paging, and Debian's Xen is "
+    "built without it (# CONFIG_SHADOW_PAGING is not set; xl fails with 'Failed to "
+    "enable logdirty: 95'); use --pvh, or the steps save-restore and move")
+# Xen's FPU switching in a --lifecycle run. With Xen's default on AMD, lazy
+# (CR0.TS set, the state restored at a vCPU's first FPU use after a switch),
+# dom0's programs died at random under TCG while the toolstack saved, moved
+# and migrated a domain (malloc's "corrupted top size", segfaults, a libxl
+# assertion, ld.so's): in 7 of 11 runs with a Linux domU, most within a few
+# steps. Switched eagerly: none in 12 runs and 45 steps.
+LIFECYCLE_XEN = "spec-ctrl=eager-fpu"
+# Time-out defaults for --lifecycle, in seconds: the boot and the guest's
+# own run, then each step. With two runs at once on 2 host CPUs, a 128 MiB
+# Linux domU took 9-16 s a save-restore, 10-22 s a move, 15-24 s a live
+# migration; /init gives a suspend request 10 s, a step 120 s.
+LIFECYCLE_BOOT_TIME = 90
+LIFECYCLE_STEP_TIME = 30
+
+
+def lifecycle_plan(text):
+    """--lifecycle's value: the plan expanded into its steps, one a word,
+    or an argparse error naming the step that is not one."""
+    steps = []
+    for word in text.split(","):
+        m = LIFECYCLE_STEP.fullmatch(word)
+        n = int(m.group(2) or 1) if m else 0
+        if not 1 <= n <= LIFECYCLE_REPEAT_MAX:
+            raise argparse.ArgumentTypeError(
+                "bad step %r in %r: each step is %s, optionally *N to repeat it "
+                "(N from 1 to %d), and steps are separated by commas"
+                % (word, text, ", ".join(LIFECYCLE_STEPS[:-1]) + " or " + LIFECYCLE_STEPS[-1],
+                   LIFECYCLE_REPEAT_MAX))
+        steps += [m.group(1)] * n
+    return steps
+
+
+def check_lifecycle_args(p, args, cmdline):
+    """Refuse --lifecycle without --domu, migrate without --pvh, and a
+    lifecycle= of the user's own (cmdline, the words after --); fill in the
+    memory and time-out a plan needs where the user gave none: dom0's tmpfs
+    holds a checkpoint, Xen two copies of the domain while it migrates."""
+    if not args.domu:
+        p.error("--lifecycle applies to --domu only: Xen's toolstack saves, moves and "
+                "migrates a domU")
+    if "migrate" in args.lifecycle and not args.pvh:
+        p.error(MIGRATE_NEEDS_PVH)
+    if any(word.startswith("lifecycle=") for line in cmdline for word in line.split()):
+        p.error("--lifecycle puts lifecycle=K on the kernel command line itself")
+    domu = args.domu_mem or DOMU_MEM
+    if args.dom0_mem is None:
+        args.dom0_mem = max(384, 256 + 2 * domu)
+    if args.mem is None:
+        args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
+    if args.timeout is None:
+        args.timeout = LIFECYCLE_BOOT_TIME + LIFECYCLE_STEP_TIME * len(args.lifecycle)
 
 
 def check_domu_args(p, args):
     """Default and check --domu-mem against the memory of the whole machine."""
     if args.domu_mem is None:
-        args.domu_mem = 64
+        args.domu_mem = DOMU_MEM
     if args.domu_mem <= 0:
         p.error("--domu-mem must be positive")
     if args.dom0_mem + args.domu_mem >= args.mem:
@@ -75,16 +150,25 @@ def domu_config(args):
     return re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
 
 
+def domu_params(args):
+    """/patchbay/params, which /init sources: the isa-debug-exit port, and
+    the lifecycle plan's steps when there is one."""
+    params = b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT
+    if args.lifecycle:
+        params += b'LIFECYCLE="%s"\n' % " ".join(args.lifecycle).encode()
+    return params
+
+
 def domu_overlay(args, image, workdir):
     """The run's own initramfs archive, under /patchbay/: the image, its xl
-    config (domu_config) and the isa-debug-exit port."""
+    config (domu_config) and the run's parameters (domu_params)."""
     config = domu_config(args)
     with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
         kernel = f.read()
     return cpio_newc([("patchbay", 0o040755, b""),
                       ("patchbay/patchbay.elf", 0o100644, kernel),
                       ("patchbay/domu.cfg", 0o100644, config),
-                      ("patchbay/params", 0o100644, b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT)])
+                      ("patchbay/params", 0o100644, domu_params(args))])
 
 
 def domu_args(args, image, workdir):
@@ -117,15 +201,20 @@ def linux_dom0_xen_cmdline(args):
     domU's, in its xl config.
     smap=hvm: with SMAP on for PV guests, QEMU 7.2's TCG iretq reads a PV
     kernel's (user-mode) stack with supervisor rights, and Linux dies at
-    its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged."""
-    return ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
+    its first one; SMAP stays on for Xen's HVM guests and --cpu unchanged.
+    With --lifecycle, LIFECYCLE_XEN too."""
+    line = ("console=com1 com1=115200 dom0_mem=%dM,max:%dM dom0_max_vcpus=1 "
             "guest_loglvl=all loglvl=all smap=hvm" % (args.dom0_mem, args.dom0_mem))
+    if getattr(args, "lifecycle", None):
+        line += " " + LIFECYCLE_XEN
+    return line
 
 
 class DomuConsole:
     """--domu's serial stream, Xen's, dom0's and the domU's lines together:
-    shows the domU's, without DOMU_PREFIX, through console (the others too
-    when verbose), and keeps everything in data and in FILE.full.log."""
+    shows the domU's, without DOMU_PREFIX, and the lifecycle plan's steps
+    through console (the others too when verbose), and keeps everything in
+    data and in FILE.full.log."""
 
     def __init__(self, console, verbose, log_path):
         self.console = console
@@ -142,10 +231,11 @@ class DomuConsole:
         """What of a whole line (with its newline, if any) is shown. A domU
         line ends in a bare newline, as natively: dom0's tty and Xen's
         serial driver have each put a carriage return before it."""
-        if line.lstrip(b"\r").startswith(DOMU_PREFIX):
-            body = line.lstrip(b"\r")[len(DOMU_PREFIX):]
-            newline = body.endswith(b"\n")
-            return body.rstrip(b"\r\n") + (b"\n" if newline else b"")
+        for prefix, keep in ((DOMU_PREFIX, 0), (LIFECYCLE_PREFIX, len(LIFECYCLE_PREFIX))):
+            if line.lstrip(b"\r").startswith(prefix):
+                body = line.lstrip(b"\r")[len(prefix) - keep:]
+                newline = body.endswith(b"\n")
+                return body.rstrip(b"\r\n") + (b"\n" if newline else b"")
         return line if self.verbose else b""
 
     def write(self, data):
@@ -199,7 +289,7 @@ def domu_outcome(args, image, status, end, errors, data):
         return STATUS_NO_EXIT, what, what
     v = status >> 1
     if status > 0 and status & 1 and (v <= KERNEL_STATUS_MAX or v in (
-            STATUS_DOMU_NO_VERDICT, STATUS_DOM0_FAILED)):
+            STATUS_DOMU_NO_VERDICT, STATUS_DOM0_FAILED, STATUS_LIFECYCLE_FAILED)):
         return domu_exit(v, DOMU_END_LINE.findall(text), domu, text, image, args.pvh)
     return (STATUS_NO_EXIT, "QEMU ended without a kernel exit",
             "QEMU exited with status %d without a kernel exit "
@@ -217,6 +307,14 @@ def domu_exit(v, ends, domu, text, image, pvh):
         if lacks:
             # xl says only "neither hap nor shadow paging available".
             reason = "%s, which a PVH domU needs (%s)" % (lacks, reason)
+        return v, reason, reason
+    if v == STATUS_LIFECYCLE_FAILED:
+        # The door's own line, and Xen's report should a domain have crashed
+        # meanwhile (say, while it suspended).
+        reason = (source + " " + why).strip() or "a step of the lifecycle plan failed"
+        ended = xen_ended_domain(text, r"[1-9]\d*", image)
+        if ended:
+            reason += "; " + ended
         return v, reason, reason
     if v == STATUS_DOMU_NO_VERDICT:
         reason = "the domU %s without a verdict" % (

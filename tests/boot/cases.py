@@ -776,6 +776,56 @@ CASES += [
          stderr=[r"^run: kernel failed with status 1$"], timeout=DOMU_TIMEOUT),
 ]
 
+# The lifecycle door (tools/run --domu --lifecycle PLAN): Xen's toolstack
+# saves, restores, moves and migrates the running domU; dom0's /init says
+# each step (old and new domain, wall time, what xl moved), the guest each
+# resume (its domains and the gap in its clock) and, after the last, the
+# domains it ran in, then its own verdict. A PV domain cannot migrate live
+# (Debian's Xen has no shadow paging for its log-dirty tracking): refused
+# before anything boots. A guest deaf to the suspend request ends the run
+# on the door's 10 s watchdog (libxl's own gives up after 60 s), with
+# status 104 and the door's line as the verdict.
+LIFECYCLE_TIMEOUT = 150
+LIFECYCLE_READY = r"^lifecycle: watching control/shutdown for %d resumes$"
+LIFECYCLE_STEP = r"^lifecycle-door: step %d/%d %s: domain %d -> %d in \d+\.\d s \(%s\)$"
+LIFECYCLE_RESUME = r"^lifecycle: resume %d/%d: domain %d -> %d, clock gap \d+(\.\d+)? ms(,|$)"
+LIFECYCLE_MOVED = {"save-restore": r"checkpoint \d+\.\d MB",
+                   "move": r"libxc: \d+ frames",
+                   "migrate": r"live copy \d+\.\d s, then suspended \d+\.\d s"}
+LIFECYCLE_DEAF = (r"lifecycle-door: step 1/1 save-restore: the guest did not acknowledge the "
+                  r"suspend request within 10 s$")
+
+
+def lifecycle_boot(name, args, steps, cmdline="wl=on"):
+    """A plan of steps carried out on a domU that runs cmdline meanwhile:
+    each step, each resume in the guest, domains 1, 2, ... in turn (Xen
+    numbers new domains in order), and the guest's PASS after the last."""
+    k = len(steps)
+    expect = [LIFECYCLE_READY % k,
+              r"^lifecycle: resumed %d times, domains %s$" % (k, " ".join(
+                  str(d) for d in range(1, k + 2)))]
+    for i, step in enumerate(steps, 1):
+        expect += [LIFECYCLE_STEP % (i, k, step, i, i + 1, LIFECYCLE_MOVED[step]),
+                   LIFECYCLE_RESUME % (i, k, i, i + 1)]
+    return dict(name=name, args=args + ["--lifecycle", ",".join(steps)], cmdline=cmdline,
+                expect=expect, reject=CLEAN, last_line=PASS, timeout=LIFECYCLE_TIMEOUT)
+
+
+CASES += [
+    lifecycle_boot("domu-lifecycle-pv", ["--domu"], ["save-restore", "move"]),
+    lifecycle_boot("domu-lifecycle-pvh", PVH_DOMU, ["migrate"]),
+    usage_error("domu-lifecycle-pv-migrate-refused", ["--domu", "--lifecycle", "migrate"],
+                re.escape("--lifecycle migrate needs --pvh: live migration of a PV guest needs "
+                          "log-dirty tracking, which for a PV domain needs Xen's shadow paging, "
+                          "and Debian's Xen is built without it (# CONFIG_SHADOW_PAGING is not "
+                          "set; xl fails with 'Failed to enable logdirty: 95'); use --pvh, or "
+                          "the steps save-restore and move")),
+    dict(name="domu-lifecycle-deaf", args=["--domu", "--lifecycle", "save-restore"],
+         cmdline="lifecycle.mutant=deaf", reject=[PASS, r"^lifecycle-door: step 1/1 .* -> "],
+         last_line=r"^patchbay: FAIL " + LIFECYCLE_DEAF, status=104,
+         stderr=[r"^run: " + LIFECYCLE_DEAF], timeout=90),
+]
+
 # The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault
 # points and doors are defined further up) already check these points
 # in more detail (and, like every case, one verdict line): not booted twice.

@@ -101,6 +101,8 @@ def describe_status(got):
         return "status 102 (the domU stopped without a status or verdict)"
     if got == 103:
         return "status 103 (the domU's dom0 or toolstack failed)"
+    if got == 104:
+        return "status 104 (a step of the domU's lifecycle plan failed)"
     if got == 0:
         return "clean exit"
     return "status %d" % got
@@ -184,6 +186,14 @@ def runs_alone(case):
     return "--smp" in case["args"] and "--icount" not in case["args"]
 
 
+def runs_early(case):
+    """Whether a case runs a domU through a lifecycle plan (tools/run
+    --lifecycle), and so starts before the other cases that share the
+    pool: its minute or so of boot, steps and watchdogs then runs beside
+    the many short cases instead of after them, at the end of the run."""
+    return "--lifecycle" in case["args"] and case["status"] != 2
+
+
 def main():
     p = argparse.ArgumentParser(description="Run patchbay's boot test cases.")
     p.add_argument("-j", type=int, default=2, metavar="N",
@@ -247,8 +257,9 @@ def main():
 
     for case in [c for c in cases if runs_alone(c)]:
         one(case)
+    pooled = [c for c in cases if not runs_alone(c)]
     with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-        for f in [pool.submit(one, c) for c in cases if not runs_alone(c)]:
+        for f in [pool.submit(one, c) for c in sorted(pooled, key=lambda c: not runs_early(c))]:
             f.result()
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -4,7 +4,12 @@ the QEMU, Xen and xl arguments tools/run --help promises; --smp 1 changes
 no argument of any door; --pvh adds its machine and dom0=pvh to --xen's
 command lines (which stay as they were without it) and type = "pvh" to
 --domu's xl config; PATCHBAY_XEN_EXTRA ends --xen's Xen line; a bad value, or --linux or --pvh with a door or CPUs it
-does not have, is refused with status 2 and one error line. The verdicts
+does not have, is refused with status 2 and one error line. --lifecycle
+PLAN expands into its steps (lifecycle=K on the kernel command line,
+LIFECYCLE in dom0's params, the memory and time-out it needs), and a
+malformed plan, a plan without --domu, and migrate without --pvh are
+refused in one line; the door's lines are shown and its failure becomes
+the verdict. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
@@ -224,6 +229,119 @@ def check_pvh_doors(run, run_xen, run_domu, args):
           == run_domu.linux_dom0_xen_cmdline(args("--domu", "--smp", "3")))
 
 
+# A run whose door gave up on the plan: the new domain of a move crashed
+# as it resumed, and xl restore failed (the run's own lines, recorded).
+LIFECYCLE_CRASH = """\
+(XEN) d2v0 Unhandled: vec 6, #UD[ffffffff]
+(XEN) domain_crash_sync called from entry.S: fault at ffff82d040204b78 x86_64/entry.S#create_bounce_frame+0x14f/0x177
+(XEN) Domain 2 (vcpu#0) crashed on cpu#0:
+(XEN) ----[ Xen-4.17.7  x86_64  debug=n  Not tainted ]----
+(XEN) CPU:    0
+(XEN) RIP:    e033:[<00000000001164e0>]
+patchbay-domu: end 104 lifecycle-door: step 2/2 move: xl restore exited with status 1: \
+libxl: error: libxl_create.c:1640:domcreate_rebuild_done: Domain 2:cannot (re-)build domain: -3
+"""
+LIFECYCLE_CRASH_REASON = (
+    "lifecycle-door: step 2/2 move: xl restore exited with status 1: libxl: error: "
+    "libxl_create.c:1640:domcreate_rebuild_done: Domain 2:cannot (re-)build domain: -3; "
+    "xen: domain_crash_sync called from entry.S at 0x1164e0")
+DEAF = ("lifecycle-door: step 1/1 save-restore: the guest did not acknowledge the suspend "
+        "request within 10 s")
+BAD_STEP = ("argument --lifecycle: bad step %r in %r: each step is save-restore, move or "
+            "migrate, optionally *N to repeat it (N from 1 to 100), and steps are separated "
+            "by commas")
+MIGRATE_PV = ("--lifecycle migrate needs --pvh: live migration of a PV guest needs log-dirty "
+              "tracking, which for a PV domain needs Xen's shadow paging, and Debian's Xen is "
+              "built without it (# CONFIG_SHADOW_PAGING is not set; xl fails with 'Failed to "
+              "enable logdirty: 95'); use --pvh, or the steps save-restore and move")
+
+
+def check_lifecycle(run_domu, args):
+    """--lifecycle PLAN: the steps, what they add to the run, and refusals."""
+    for plan, want in (("save-restore", ["save-restore"]),
+                       ("move*3", ["move"] * 3),
+                       ("save-restore,move*2,migrate", ["save-restore", "move", "move", "migrate"]),
+                       ("migrate*100", ["migrate"] * 100)):
+        got = run_domu.lifecycle_plan(plan)
+        check("--lifecycle %s: %d steps" % (plan, len(want)), got == want, got)
+    for plan, bad in (("", ""), ("move,", ""), ("mvoe", "mvoe"), ("move*0", "move*0"),
+                      ("save-restore,move*101", "move*101"), ("move*", "move*"),
+                      ("move*x", "move*x"), ("move*2*2", "move*2*2"), ("move, move", " move"),
+                      ("MOVE", "MOVE"), ("save_restore", "save_restore")):
+        refused(["--domu", "--lifecycle", plan], BAD_STEP % (bad, plan))
+    for door in ([], ["--iso"], ["--xen"], ["--linux"]):
+        refused(door + ["--lifecycle", "move"],
+                "--lifecycle applies to --domu only: Xen's toolstack saves, moves and "
+                "migrates a domU")
+    for plan in ("migrate", "save-restore,migrate*2"):
+        refused(["--domu", "--lifecycle", plan], MIGRATE_PV)
+    refused(["--domu", "--lifecycle", "move", "--", "wl=on lifecycle=2"],
+            "--lifecycle puts lifecycle=K on the kernel command line itself")
+
+    a = args("--domu", "--pvh", "--lifecycle", "save-restore,move*2,migrate", "--", "wl=on")
+    check("--lifecycle: lifecycle=K first on the kernel command line",
+          a.cmdline == "lifecycle=4 wl=on", a.cmdline)
+    a = args("--domu", "--icount", "--lifecycle", "move")
+    check("--lifecycle --icount: tsc.icount lifecycle=1", a.cmdline == "tsc.icount lifecycle=1",
+          a.cmdline)
+    line = run_domu.linux_dom0_xen_cmdline(args("--domu", "--lifecycle", "move"))
+    check("--lifecycle: Xen switches FPU state eagerly",
+          line == run_domu.linux_dom0_xen_cmdline(args("--domu")) + " spec-ctrl=eager-fpu"
+          and "eager" not in run_domu.linux_dom0_xen_cmdline(args("--domu")), line)
+    params = run_domu.domu_params(args("--domu", "--lifecycle", "save-restore,move*2"))
+    check("--lifecycle: the plan in dom0's params",
+          params == b'EXIT_PORT=244\nLIFECYCLE="save-restore move move"\n', params)
+    params = run_domu.domu_params(args("--domu"))
+    check("no --lifecycle: dom0's params as before", params == b"EXIT_PORT=244\n", params)
+
+    def sizes(*argv):
+        a = args(*argv)
+        return a.mem, a.dom0_mem, a.timeout
+
+    for argv, want in ((["--domu"], (1024, 384, 60)),
+                       (["--domu", "--lifecycle", "move"], (1024, 384, 120)),
+                       (["--domu", "--lifecycle", "move*10"], (1024, 384, 390)),
+                       (["--domu", "--domu-mem", "128", "--lifecycle", "move"], (1280, 512, 120)),
+                       (["--domu", "--lifecycle", "move", "--mem", "2048", "--dom0-mem", "600",
+                         "--timeout", "50"], (2048, 600, 50))):
+        got = sizes(*argv)
+        check("%s: --mem, --dom0-mem, --timeout %s" % (" ".join(argv), want), got == want,
+              repr(got))
+
+
+def check_lifecycle_lines(run_domu):
+    """The door's lines are shown as they are, dom0's are not; its failure
+    is the verdict, with Xen's report of a domain that crashed meanwhile."""
+    class Shown:
+        data = b""
+
+        def write(self, data):
+            self.data += data
+
+    shown = Shown()
+    stream = run_domu.DomuConsole(shown, False, None)
+    stream.write(b"dom0: toolstack up\r\ndomU| lifecycle: watching control/shutdown for 2 "
+                 b"resumes\r\nlifecycle-door: step 1/2 save-restore: domain 1 -> 2 in 4.6 s "
+                 b"(checkpoint 67.2 MB)\r\ndom0: save.log: xc: info: Saving domain 1\r\n")
+    stream.flush()
+    check("--lifecycle: the domU's and the door's lines shown, dom0's not",
+          shown.data == b"lifecycle: watching control/shutdown for 2 resumes\n"
+          b"lifecycle-door: step 1/2 save-restore: domain 1 -> 2 in 4.6 s (checkpoint 67.2 MB)\n",
+          shown.data)
+
+    def domu(text):
+        code, reason, _ = run_domu.domu_exit(104, run_domu.DOMU_END_LINE.findall(text), "",
+                                             text, "/nonexistent/patchbay.elf", False)
+        return code, reason
+
+    got = domu("patchbay-domu: end 104 %s\n" % DEAF)
+    check("--lifecycle, a deaf guest: the door's line is the verdict", got == (104, DEAF),
+          repr(got))
+    got = domu(LIFECYCLE_CRASH)
+    check("--lifecycle, a new domain that crashed as it resumed: xl's error and Xen's report",
+          got == (104, LIFECYCLE_CRASH_REASON), repr(got))
+
+
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_run()
@@ -321,6 +439,8 @@ def main():
 
     check_pvh_doors(run, run_xen, run_domu, args)
     check_verdicts(run_xen, run_domu)
+    check_lifecycle(run_domu, args)
+    check_lifecycle_lines(run_domu)
 
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))
