@@ -101,7 +101,7 @@ static uint64_t sites_hash(void)
  * STEPS_AGAIN, each step a sleep its timer ended: a CPU whose timer or
  * events were lost stops counting, and this CPU's own timer may be
  * among them, so nothing here sleeps. */
-static void check_counting(const uint64_t *before)
+static void check_counting(const uint64_t *before, unsigned n)
 {
     uint64_t end = time_now_ns() + RUN_AGAIN_NS;
     unsigned stuck;
@@ -117,7 +117,7 @@ static void check_counting(const uint64_t *before)
     } while (time_now_ns() < end);
     panic("lifecycle: after resume %u, CPUs 0x%x did not count %d steps within 2 s (their "
           "timer or events did not come back)",
-          resumes, stuck, STEPS_AGAIN);
+          n, stuck, STEPS_AGAIN);
 }
 
 /* What the workload did since the last resume (or the start): under a
@@ -145,7 +145,7 @@ static void suspend_once(void)
 {
     uint64_t wx = kernel_map_count_wx(), sites = sites_hash(), before_ns, after_ns;
     uint64_t counts[MAX_CPUS];
-    unsigned others, cpus = 0;
+    unsigned others, cpus = 0, n;
     unsigned long flags;
     int rc;
 
@@ -172,38 +172,39 @@ static void suspend_once(void)
         kprintf("lifecycle: suspend cancelled, still domain %u\n", domains[resumes]);
         return;
     }
-    resumes++;
-    domains[resumes] = pv_machine_ops.domain_id();
-    if (domains[resumes] == domains[resumes - 1])
-        panic("lifecycle: resume %u in domain %u, the one that suspended", resumes,
-              domains[resumes]);
-    check_counting(counts);
+    /* resumes counts this one only once it is checked: until then the
+     * workload and the counting threads must go on (lifecycle_waiting). */
+    n = resumes + 1;
+    domains[n] = pv_machine_ops.domain_id();
+    if (domains[n] == domains[n - 1])
+        panic("lifecycle: resume %u in domain %u, the one that suspended", n, domains[n]);
+    check_counting(counts, n);
     for (unsigned cpu = 0; cpu < smp_cpus_online(); cpu++)
         cpus |= 1u << cpu;
     if (kernel_map_count_wx() != wx)
         panic("lifecycle: %lu pages writable and executable after resume %u, %lu before",
-              kernel_map_count_wx(), resumes, wx);
+              kernel_map_count_wx(), n, wx);
     if (sites_hash() != sites)
-        panic("lifecycle: the patched sites' bytes changed across resume %u", resumes);
+        panic("lifecycle: the patched sites' bytes changed across resume %u", n);
     kprintf("lifecycle: resume %u/%lu: domain %u -> %u, clock gap %lu.%03lu ms, CPUs 0x%x "
             "counting, W^X and %ld sites unchanged\n",
-            resumes, resumes_wanted, domains[resumes - 1], domains[resumes],
-            (after_ns - before_ns) / NSEC_PER_MSEC, (after_ns - before_ns) / 1000 % 1000, cpus,
-            (long)(__pv_sites_end - __pv_sites_start));
+            n, resumes_wanted, domains[n - 1], domains[n], (after_ns - before_ns) / NSEC_PER_MSEC,
+            (after_ns - before_ns) / 1000 % 1000, cpus, (long)(__pv_sites_end - __pv_sites_start));
+    __atomic_store_n(&resumes, n, __ATOMIC_RELEASE);
 }
 
 /* Answers the toolstack until every resume came, or the time is up. */
 static void answer(void *unused)
 {
     (void)unused;
+    if (mutant == LIFECYCLE_DEAF)
+        kprintf("lifecycle: not answering the toolstack (lifecycle.mutant=deaf)\n");
     while (!__atomic_load_n(&finished, __ATOMIC_ACQUIRE) && resumes < resumes_wanted) {
-        const char *request = pv_machine_ops.lifecycle_request();
+        /* Deaf: the request is never read, so never acknowledged. */
+        const char *request = mutant == LIFECYCLE_DEAF ? 0 : pv_machine_ops.lifecycle_request();
 
         if (!request) {
             sleep_until(time_now_ns() + POLL_NS);
-        } else if (strcmp(request, "suspend") == 0 && mutant == LIFECYCLE_DEAF) {
-            kprintf("lifecycle: ignoring the toolstack's suspend request "
-                    "(lifecycle.mutant=deaf)\n");
         } else if (strcmp(request, "suspend") == 0) {
             suspend_once();
         } else if (strcmp(request, "poweroff") == 0 || strcmp(request, "reboot") == 0) {

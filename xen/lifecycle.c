@@ -9,6 +9,7 @@
 #include "kernel/lifecycle.h"
 #include "kernel/printf.h"
 #include "kernel/smp.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/events.h"
 #include "xen/xenstore.h"
@@ -72,12 +73,14 @@ unsigned xen_domain_id(void)
 /* vCPU 0, events masked, shared_info mapped and xen_domain read again by
  * the backend: vcpu_info, ports, console, xenstore and the watch as at
  * boot. Xen copies the default vcpu_info over ours when it is registered,
- * so the mask is set again at once. */
+ * mask byte included, so events are masked again at once in the
+ * backend's own way (irq_disable): the mask byte under PV; under PVH the
+ * CPU's IF, already clear, with the byte left as Xen has it. */
 void xen_resume_domain(void)
 {
     xen_events_reset();
     xen_vcpu_info_register(0);
-    __atomic_store_n(&xen_vcpu->evtchn_upcall_mask, 1, __ATOMIC_RELAXED);
+    irq_disable();
     xen_time_resume();
     xen_console_init();
     if (lifecycle_mutant() == LIFECYCLE_NO_REBIND) {
@@ -96,7 +99,7 @@ void xen_resume_domain(void)
 void xen_cpu_resume(unsigned cpu)
 {
     xen_vcpu_info_register(cpu);
-    __atomic_store_n(&xen_vcpu->evtchn_upcall_mask, 1, __ATOMIC_RELAXED);
+    irq_disable();
     if (lifecycle_mutant() != LIFECYCLE_NO_REBIND)
         xen_cpu_ports_unmask(cpu);
 }

@@ -511,8 +511,8 @@ DOMU_TIMEOUT = 120
 DOMU = [r"^patchbay: booting via xen-pv$",
         r"^xen: Xen 4\.17\b.*start_info magic \"xen-3\.0-x86_64\", \d+ pages, flags 0x0$"]
 CASES += [
-    clean_boot("domu-boot", ["--domu"], method="xen-pv", timeout=DOMU_TIMEOUT,
-               expect=DOMU[1:] + [r"^mem: 6[0-4] MiB usable in 1 ranges"]),
+    # A clean PV domU boot: domu-lifecycle-pv below, which also lives
+    # through a save, a restore and a move.
     # Under -icount a fresh domU always reaches its time self-test before
     # Xen's next 1 s calibration, so its tsc_timestamp is below zero: the
     # clock must still move (xen/system_time.c).
@@ -766,10 +766,7 @@ CASES += [
          expect=[r"^cmdline: option xen.ipi does not apply to this platform$"], reject=NOT_RUN,
          last_line=CMDLINE_FAIL + r"option xen.ipi does not apply to this platform$",
          status="fail"),
-    clean_boot("domu-pvh-boot", PVH_DOMU, method="xen-pvh", timeout=DOMU_TIMEOUT,
-               expect=[r"^xen: Xen 4\.17\.\d+, PVH start info version 1, flags 0x0, ",
-                       r"^xen: running as domU [1-9]\d*$", PVH_DEFAULTS,
-                       r"^mem: 6[0-4] MiB usable in 1 ranges"]),
+    # A clean PVH domU boot: domu-lifecycle-pvh, which also migrates.
     dict(fault("pf", "#PF", extra=[r"^patchbay: booting via xen-pvh$",
                                    r"^xen: running as domU [1-9]\d*$"]),
          name="domu-pvh-fault-pf", args=PVH_DOMU, status=1,
@@ -786,7 +783,8 @@ CASES += [
 # on the door's 10 s watchdog (libxl's own gives up after 60 s), with
 # status 104 and the door's line as the verdict.
 LIFECYCLE_TIMEOUT = 150
-LIFECYCLE_READY = r"^lifecycle: watching control/shutdown for %d resumes$"
+LIFECYCLE_READY = r"^lifecycle: watching control/shutdown for %d resumes in domain 1$"
+LIFECYCLE_SUSPEND = r"^lifecycle: suspend %d: domain %d asked to suspend$"
 LIFECYCLE_STEP = r"^lifecycle-door: step %d/%d %s: domain %d -> %d in \d+\.\d s \(%s\)$"
 LIFECYCLE_RESUME = r"^lifecycle: resume %d/%d: domain %d -> %d, clock gap \d+(\.\d+)? ms(,|$)"
 LIFECYCLE_MOVED = {"save-restore": r"checkpoint \d+\.\d MB",
@@ -796,24 +794,55 @@ LIFECYCLE_DEAF = (r"lifecycle-door: step 1/1 save-restore: the guest did not ack
                   r"suspend request within 10 s$")
 
 
-def lifecycle_boot(name, args, steps, cmdline="wl=on"):
-    """A plan of steps carried out on a domU that runs cmdline meanwhile:
-    each step, each resume in the guest, domains 1, 2, ... in turn (Xen
-    numbers new domains in order), and the guest's PASS after the last."""
+def lifecycle_boot(name, args, steps, method, cpus, expect=()):
+    """A plan of steps carried out on a domU of `cpus` vCPUs that runs the
+    workload meanwhile, booted cleanly (clean_boot's checks: these are the
+    door's clean boots too): each step, the guest's last line before each
+    suspend (drained from its console ring), each resume with every vCPU
+    counting again, domains 1, 2, ... in turn (Xen numbers new domains in
+    order), the workload's checksums, and the guest's PASS after the last."""
     k = len(steps)
-    expect = [LIFECYCLE_READY % k,
-              r"^lifecycle: resumed %d times, domains %s$" % (k, " ".join(
-                  str(d) for d in range(1, k + 2)))]
+    case = clean_boot(name, args + ["--smp", str(cpus), "--lifecycle", ",".join(steps)],
+                      method=method, timeout=LIFECYCLE_TIMEOUT, expect=expect)
+    case["cmdline"] = "wl=on"
+    # The door's line for the last step may come after the guest's verdict.
+    case["last_line"] = None
+    case["expect"].append(PASS)
+    case["expect"] += [LIFECYCLE_READY % k, r"^wl: \d+ cycles x 2048 pages, 2 mutators, seed 1: "
+                       r"\d+ faults, checksums ok", r"^lifecycle: resumed %d times, domains %s$"
+                       % (k, " ".join(str(d) for d in range(1, k + 2)))]
     for i, step in enumerate(steps, 1):
-        expect += [LIFECYCLE_STEP % (i, k, step, i, i + 1, LIFECYCLE_MOVED[step]),
-                   LIFECYCLE_RESUME % (i, k, i, i + 1)]
-    return dict(name=name, args=args + ["--lifecycle", ",".join(steps)], cmdline=cmdline,
-                expect=expect, reject=CLEAN, last_line=PASS, timeout=LIFECYCLE_TIMEOUT)
+        case["expect"] += [LIFECYCLE_SUSPEND % (i, i),
+                           LIFECYCLE_STEP % (i, k, step, i, i + 1, LIFECYCLE_MOVED[step]),
+                           LIFECYCLE_RESUME % (i, k, i, i + 1) + r" CPUs 0x%x counting, W\^X and "
+                           r"\d+ sites unchanged$" % ((1 << cpus) - 1)]
+    return case
+
+
+def lifecycle_mutant(mutant, caught):
+    """A control: a guest whose resume is broken must end in one verdict,
+    caught by the guest itself after one save and restore."""
+    return dict(name="domu-lifecycle-" + mutant, args=["--domu", "--lifecycle", "save-restore"],
+                cmdline="lifecycle.mutant=" + mutant,
+                expect=[LIFECYCLE_SUSPEND % (1, 1), caught, r"^patchbay: FAIL panic$"],
+                reject=[PASS, r"^lifecycle: resumed "],
+                status="fail", timeout=LIFECYCLE_TIMEOUT)
 
 
 CASES += [
-    lifecycle_boot("domu-lifecycle-pv", ["--domu"], ["save-restore", "move"]),
-    lifecycle_boot("domu-lifecycle-pvh", PVH_DOMU, ["migrate"]),
+    lifecycle_boot("domu-lifecycle-pv", ["--domu"], ["save-restore", "move"], "xen-pv", 2,
+                   expect=DOMU[1:] + [r"^mem: 6[0-4] MiB usable in 1 ranges"]),
+    lifecycle_boot("domu-lifecycle-pvh", PVH_DOMU, ["migrate"], "xen-pvh", 1,
+                   expect=[r"^xen: Xen 4\.17\.\d+, PVH start info version 1, flags 0x0, ",
+                           r"^xen: running as domU 1$", PVH_DEFAULTS,
+                           r"^mem: 6[0-4] MiB usable in 1 ranges"]),
+    # The event channels not bound again: no timer fires; a machine frame
+    # of the old domain kept (the copy of CR3): the next fault walks
+    # tables the guest no longer owns.
+    lifecycle_mutant("no-rebind", r"^panic: lifecycle: after resume 1, CPUs 0x1 did not count "
+                                  r"5 steps within 2 s"),
+    lifecycle_mutant("stale-frame", r"^panic: xen: read_cr3's copy 0x[0-9a-f]+ is not the table "
+                                    r"Xen runs, 0x[0-9a-f]+: a machine frame of the old domain$"),
     usage_error("domu-lifecycle-pv-migrate-refused", ["--domu", "--lifecycle", "migrate"],
                 re.escape("--lifecycle migrate needs --pvh: live migration of a PV guest needs "
                           "log-dirty tracking, which for a PV domain needs Xen's shadow paging, "

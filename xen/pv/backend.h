@@ -52,6 +52,7 @@ void xen_pv_read_domain(const start_info_t *si);
  * addresses, every frame being new afterwards. */
 void xen_mmu_suspend(void);
 void xen_mmu_resume(void);
+void xen_mmu_check_cr3(void); /* panics unless read_cr3's copy is the table Xen runs */
 /* suspend.c: the shared lifecycle_start, and the p2m published. */
 const char *xen_pv_lifecycle_start(void);
 

@@ -64,6 +64,7 @@ struct mmu_cpu {
 };
 static struct mmu_cpu mmu_cpus[MAX_CPUS];
 static uint64_t cr3_pa[MAX_CPUS]; /* each CR3 as a pseudo-physical address, across a suspend */
+static uint64_t read_cr3_trapped(void);
 
 /* Swap mode queues every update it does not swap as batch mode does. */
 static bool batching(void)
@@ -442,6 +443,20 @@ void xen_mmu_resume(void)
     for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
         if (cr3_pa[cpu])
             mmu_cpus[cpu].cr3 = xen_phys_to_maddr(cr3_pa[cpu]);
+}
+
+/* Xen ABI: a PV guest's read of CR3 traps and returns the machine address
+ * of the table Xen runs it on; after a resume this vCPU's copy must be it.
+ * A stale copy could go unnoticed for a while: the old frame's
+ * machine_to_phys entry may still name the same pseudo-physical page. */
+void xen_mmu_check_cr3(void)
+{
+    uint64_t real = read_cr3_trapped();
+
+    if (this_mmu()->cr3 != real)
+        panic("xen: read_cr3's copy 0x%lx is not the table Xen runs, 0x%lx: a machine frame of "
+              "the old domain",
+              this_mmu()->cr3, real);
 }
 
 static bool xen_offers(unsigned feature)

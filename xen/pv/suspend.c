@@ -77,6 +77,7 @@ int xen_suspend(void)
     if (lifecycle_mutant() != LIFECYCLE_STALE_FRAME)
         xen_mmu_resume();
     xen_resume_domain();
+    xen_mmu_check_cr3(); /* once the console and xenstore work, to say so */
     publish_p2m();
     return 0;
 }
