@@ -841,6 +841,12 @@ CASES += [
     # tables the guest no longer owns.
     lifecycle_mutant("no-rebind", r"^panic: lifecycle: after resume 1, CPUs 0x1 did not count "
                                   r"5 steps within 2 s"),
+    # Nothing saves a bare machine: lifecycle= ends the run before it waits.
+    dict(name="lifecycle-natively", cmdline="lifecycle=1",
+         expect=[r"^lifecycle: no toolstack saves a bare machine: lifecycle= needs a Xen domU$"],
+         reject=[PASS, r"^lifecycle: watching"],
+         last_line=CMDLINE_FAIL + r"lifecycle= needs a toolstack that can save this domain, a "
+                                  r"Xen domU's$", status="fail"),
     lifecycle_mutant("stale-frame", r"^panic: xen: read_cr3's copy 0x[0-9a-f]+ is not the table "
                                     r"Xen runs, 0x[0-9a-f]+: a machine frame of the old domain$"),
     usage_error("domu-lifecycle-pv-migrate-refused", ["--domu", "--lifecycle", "migrate"],
