@@ -53,7 +53,7 @@ def check(name, problems):
 class Page(HTMLParser):
     """What the checks need from one page: its ids (and the attributes of
     the element each names), its links, the <body> attributes, and each
-    site row's attributes and the bytes of its bytes cells."""
+    site row's attributes, links and the bytes of its bytes cells."""
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
@@ -74,10 +74,12 @@ class Page(HTMLParser):
         for name in ("href", "src"):
             if a.get(name) is not None:
                 self.links.append((tag, name, a[name]))
+                if self.row is not None:
+                    self.row[-1]["links"].append(a[name])
         classes = (a.get("class") or "").split()
         if tag == "tr" and (a.get("id") or "").startswith("site-"):
             self.row = self.rows.setdefault(a["id"], [])
-            self.row.append(dict(attrs=a, cells={}))
+            self.row.append(dict(attrs=a, cells={}, links=[]))
         elif tag == "td" and self.row is not None:
             backend = [c[2:] for c in classes if c.startswith("b-")]
             self.cell = backend[0] if backend else None
@@ -154,7 +156,8 @@ def link_fault(page_path, attr, url):
     """Why url, found on page_path, does not resolve; None if it does."""
     if EXTERNAL.match(url):
         return "an external resource" if attr == "src" else None
-    target, _, fragment = url.split("?")[0].partition("#")
+    before, _, fragment = url.partition("#")
+    target = before.partition("?")[0]
     resolved = os.path.normpath(os.path.join(os.path.dirname(page_path), target)) \
         if target else page_path
     if not os.path.exists(resolved):
