@@ -7,8 +7,9 @@
 #
 # explore-test shows the results of bench-test's quick run when there is one,
 # else those of `make bench`, else none (the benchmark pages then say to run
-# make bench); its site goes to $(BUILD)/tests/explore/, its screenshot to
-# $(BUILD)/explore-screenshot.png.
+# make bench, and show what the docs quote; the test also writes a site with
+# no run to check that); its site goes to $(BUILD)/tests/explore/, its
+# screenshot to $(BUILD)/explore-screenshot.png.
 
 EXPLORE_BENCH = $(firstword $(patsubst %/results.json,%,$(wildcard \
 	$(BUILD)/tests/bench/quick/results.json $(BUILD)/bench/results.json)) $(BUILD)/bench)
