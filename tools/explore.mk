@@ -3,12 +3,14 @@
 # tools/tools.mk (PVEMIT).
 #
 #   make explore        writes $(BUILD)/explore/; open $(BUILD)/explore/index.html
-#   make explore-test   the site's structure, then the site in headless Chromium
+#   make explore-test   the markdown converter, the site's structure, then the
+#                       site in headless Chromium
 #
 # explore-test shows the results of bench-test's quick run when there is one,
 # else those of `make bench`, else none (the benchmark pages then say to run
-# make bench); its site goes to $(BUILD)/tests/explore/, its screenshot to
-# $(BUILD)/explore-screenshot.png.
+# make bench, and show what the docs quote; the test also writes a site with
+# no run to check that); its site goes to $(BUILD)/tests/explore/, its
+# screenshot to $(BUILD)/explore-screenshot.png.
 
 EXPLORE_BENCH = $(firstword $(patsubst %/results.json,%,$(wildcard \
 	$(BUILD)/tests/bench/quick/results.json $(BUILD)/bench/results.json)) $(BUILD)/bench)
@@ -18,6 +20,7 @@ explore: $(IMAGE) $(PVEMIT)
 	tools/explore --image $(IMAGE) --bench $(BUILD)/bench --out $(BUILD)/explore
 
 explore-test: $(IMAGE) $(PVEMIT)
+	python3 tests/explore/test_markdown_html.py
 	python3 tests/explore/test_explore_html.py --image $(IMAGE) --bench $(EXPLORE_BENCH) \
 		--out $(BUILD)/tests/explore/site
 	python3 tests/explore/test_explore_browser.py --image $(IMAGE) \

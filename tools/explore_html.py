@@ -21,9 +21,11 @@ from markdown_html import esc  # noqa: E402
 LINKED = ("linked", "as linked")
 
 # explore.css, the one stylesheet of every page, but for the rules that
-# hide a bytes column (css()). The bytes and their disassembly wrap, so
-# that the linked bytes and every platform's of a 25-byte site fit beside
-# each other in a 1400-pixel window.
+# hide a bytes column (css()). In the sites table the bytes break only
+# between instructions (bytes_html) and the disassembly anywhere, so that
+# the linked bytes and every platform's of a 25-byte site fit beside each
+# other in a 1400-pixel window; the column headings stay on screen, and a
+# row a link names (#site-...) is marked and scrolled clear of them.
 CSS = """body { font: 14px/1.4 sans-serif; margin: 0 1em 2em; color: #222; }
 nav { padding: .5em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
 code, pre, .bytes { font-family: monospace; font-size: 12px; }
@@ -34,17 +36,21 @@ th { background: #eee; }
 mark { background: #ffd84d; }
 .bytes { display: block; white-space: pre; }
 #sites .bytes { white-space: normal; }
-#sites td.b { overflow-wrap: anywhere; }
+#sites .bytes .insn { display: block; }
+#sites .bytes .g { white-space: nowrap; }
 pre.dis { margin: .2em 0 0; padding: .1em .3em; background: none; }
 .result { font-size: 11px; color: #555; }
 .variant + .variant { border-top: 1px dashed #ccc; margin-top: .3em; padding-top: .3em; }
 .src { font-size: 12px; color: #555; }
 #sites td { font-size: 12px; }
 #sites .src, #sites code, #sites pre { font-size: 11px; }
-#sites pre.dis { white-space: pre-wrap; }
+#sites pre.dis { white-space: pre-wrap; overflow-wrap: anywhere; }
+#sites thead th { position: sticky; top: 0; z-index: 1; }
+#sites tbody tr { scroll-margin-top: 5em; }
 #sites td:nth-child(2) { max-width: 22em; }
 #shown { margin-left: 1em; color: #555; }
 tr:target { outline: 2px solid #e08a00; }
+tr:target > td { background: #fff3d1; }
 #filters { margin: .5em 0; }
 img.chart { max-width: 100%; }
 """
@@ -78,11 +84,50 @@ def site_id(site):
     return "site-%x" % site["addr"]
 
 
-def marked_bytes(hexbytes, linked):
-    """hexbytes with the bytes that differ from the as-linked ones in <mark>."""
-    ours, theirs = hexbytes.split(), linked.split()
-    return " ".join(b if k < len(theirs) and theirs[k] == b else "<mark>%s</mark>" % b
-                    for k, b in enumerate(ours))
+def deep_link(site):
+    """index.html's link to a site: the table filtered to its op, the page
+    opened on its row (FILTER_SCRIPT reads the query, the browser the fragment)."""
+    return "?op=op:%s#%s" % (site["op"], site_id(site))
+
+
+# An x86 instruction is at most 15 bytes, so one instruction's bytes stay
+# on one line; only a longer chunk (pvsites' squeezed int3 padding) wraps,
+# a run of this many bytes to a line.
+INSN_MAX, PAD_GROUP = 15, 8
+
+
+def byte_lines(hexbytes, disasm):
+    """hexbytes cut where the instructions of disasm begin: [(text, [byte
+    index])], the bytes past the last instruction one line more."""
+    n = len(hexbytes.split())
+    lines, at = [], 0
+    for _, raw, text in disasm:
+        size = len(raw.split())
+        if size and at + size <= n:
+            lines.append((text, list(range(at, at + size))))
+            at += size
+    return lines + ([("", list(range(at, n)))] if at < n else [])
+
+
+def bytes_html(hexbytes, disasm, linked):
+    """The bytes, a line per instruction, each line unbreakable groups (the
+    instruction whole, padding in runs of PAD_GROUP); with linked given, the
+    bytes that differ from it in <mark>."""
+    ours, theirs = hexbytes.split(), (linked or "").split()
+
+    def byte(k):
+        if linked is None or (k < len(theirs) and theirs[k] == ours[k]):
+            return esc(ours[k])
+        return "<mark>%s</mark>" % esc(ours[k])
+
+    out = []
+    for text, idx in byte_lines(hexbytes, disasm):
+        step = len(idx) if len(idx) <= INSN_MAX else PAD_GROUP
+        groups = ['<span class="g">%s</span>' % " ".join(byte(k) for k in idx[i:i + step])
+                  for i in range(0, len(idx), step)]
+        title = ' title="%s"' % esc(re.sub(r"\s+", " ", text)) if text else ""
+        out.append('<span class="insn"%s>%s</span>' % (title, " ".join(groups)))
+    return "\n".join(out)
 
 
 def disasm_text(lines):
@@ -96,10 +141,8 @@ def variant_html(label, result, hexbytes, disasm, linked, note=""):
     head = '<span class="result">%s%s</span>' % (esc(label + ": ") if label else "", esc(result))
     if note:
         head += ' <span class="result">(%s)</span>' % esc(note)
-    mark = linked is not None
     return ('<div class="variant">%s<code class="bytes">%s</code><pre class="dis">%s</pre></div>'
-            % (head, marked_bytes(hexbytes, linked) if mark else esc(hexbytes),
-               esc(disasm_text(disasm))))
+            % (head, bytes_html(hexbytes, disasm, linked), esc(disasm_text(disasm))))
 
 
 def backend_variants(site, platforms):
@@ -165,8 +208,8 @@ def site_row(site, ctx):
             '<span class="src">%s</span>'
             % (esc(site["op"]), esc(table), site["len"], esc(",".join(site["clobbers"]) or "none"),
                read_links(site["op"], ctx)))
-    cells = ['<td><a href="#%s">0x%x</a><br><code>%s</code></td>'
-             % (site_id(site), site["addr"], esc(where)),
+    cells = ['<td><a href="%s" title="a link to this site">0x%x</a><br><code>%s</code></td>'
+             % (esc(deep_link(site)), site["addr"], esc(where)),
              source_cell(ctx["chains"].get(site["addr"], []), ctx["source_up"]),
              "<td>%s</td>" % what] + backend_cells(site, ctx["platforms"])
     return '<tr id="%s" data-op="%s" data-table="%s">%s</tr>' % (
@@ -232,8 +275,9 @@ def summary(sites, ctx):
 
 
 # Shows the filter form, applies the ?op= and &hide= presets, hides rows by
-# op and columns by platform; data-explore="ready" tells the browser test
-# it ran through.
+# op and columns by platform, but never the row the fragment names (the
+# browser scrolls to it once the script has run, on load);
+# data-explore="ready" tells the browser test it ran through.
 FILTER_SCRIPT = """<script>
 (function () {
   var table = document.getElementById("sites");
@@ -242,11 +286,13 @@ FILTER_SCRIPT = """<script>
   var boxes = form.querySelectorAll("input[data-backend]");
   var rows = table.tBodies[0].rows;
   var count = document.getElementById("shown");
+  var target = location.hash && document.getElementById(location.hash.slice(1));
   function apply() {
     var want = select.value.split(":"), n = 0;
     for (var i = 0; i < rows.length; i++) {
       var row = rows[i];
-      row.hidden = want[0] !== "" && row.getAttribute("data-" + want[0]) !== want[1];
+      row.hidden = row !== target && want[0] !== "" &&
+        row.getAttribute("data-" + want[0]) !== want[1];
       if (!row.hidden) n++;
     }
     boxes.forEach(function (box) {

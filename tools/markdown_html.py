@@ -1,14 +1,23 @@
-"""The small markdown-to-HTML converter tools/explore renders docs/, the
-tour and the benchmark pages with.
+"""Markdown to HTML for tools/explore (docs/, the tour, the benchmark
+pages): Debian's python3-markdown (tools/setup installs it) with its
+tables and fenced_code extensions, and three small ones of our own for
+what the library does not do as the pages need:
 
-It covers the subset docs/ uses, no more: headings (with GitHub's ids, so
-links into a page work on GitHub and in the rendering alike), paragraphs,
-fenced and indented code, tables, flat lists, and inline `code`, links,
-**bold** and *emphasis*; small enough that the site needs nothing beyond
-Python's standard library.
+- headings get GitHub's ids (glossary.slug of the title as written, a
+  repeat suffixed -1, -2, ...), so a link such as glossary.md#pvh works
+  on GitHub and in the rendering alike (tools/doclinks checks the
+  former, tests/explore the latter);
+- every link target goes through a function, which makes a .md link
+  point at its rendering;
+- HTML comments (tools/gen-docs' block markers, the glossary's `also:`
+  lines) are notes to the tools, dropped, and any other raw HTML is
+  shown as text: the pages are prose about code, where `<op>` is text.
+
+and two rules of GitHub's where the library differs: a heading's #s are
+followed by a space (a line "#DF ..." is text), and `\|` in a table cell
+is a | even inside `code`.
 
     markdown(text, link=None, heading_id=None, headings=None) -> HTML
-    inline(text, link=None) -> HTML
     esc(text) -> text safe in HTML
 """
 
@@ -21,127 +30,115 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glossary  # noqa: E402
 
+try:
+    import markdown as library
+except ImportError:  # a python3 other than Debian's: look where Debian put it
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import markdown as library
+    except ImportError:
+        sys.exit("tools: python3-markdown is missing; run tools/setup "
+                 "(or apt-get install python3-markdown)")
+from markdown.blockprocessors import HashHeaderProcessor  # noqa: E402
+from markdown.extensions import Extension  # noqa: E402
+from markdown.preprocessors import Preprocessor  # noqa: E402
+from markdown.treeprocessors import Treeprocessor  # noqa: E402
+
+COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
 
 def esc(text):
     """text made safe for HTML, attribute values included."""
     return html.escape(str(text), quote=True)
 
 
-INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|\*\*((?s:.+?))\*\*"
-                    r"|(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])")
+class DropComments(Preprocessor):
+    """Removes HTML comments, and the line end after each, before parsing."""
+
+    def run(self, lines):
+        return COMMENT.sub("", "\n".join(lines)).split("\n")
 
 
-def inline(text, link=None):
-    """Inline markdown: `code`, [text](url) (url through link), **bold**, *emphasis*."""
-    out, at = [], 0
-    for m in INLINE.finditer(text):
-        out.append(esc(text[at:m.start()]))
-        if m.group(1) is not None:
-            out.append("<code>%s</code>" % esc(m.group(1)))
-        elif m.group(2) is not None:
-            url = link(m.group(3)) if link else m.group(3)
-            out.append('<a href="%s">%s</a>' % (esc(url), inline(m.group(2), link)))
-        elif m.group(4) is not None:
-            out.append("<strong>%s</strong>" % inline(m.group(4), link))
-        else:
-            out.append("<em>%s</em>" % inline(m.group(5), link))
-        at = m.end()
-    return "".join(out) + esc(text[at:])
+class SpacedHashHeader(HashHeaderProcessor):
+    """The library's # heading, but only with a space after the #s."""
+
+    RE = re.compile(r"(?:^|\n)(?P<level>#{1,6})[ \t]+(?P<header>(?:\\.|[^\\])*?)#*(?:\n|$)")
 
 
-def md_table(rows, link):
-    """A markdown table (header, separator, rows) as HTML."""
-    def cells(line):  # a \| is a | inside a cell, as on GitHub
-        inner = re.sub(r"^\||(?<!\\)\|$", "", line.strip())
-        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+class CellPipes(Treeprocessor):
+    """Turns a table cell's \\| into | (the library keeps the backslash in code)."""
 
-    out = ["<table>", "<thead><tr>%s</tr></thead>" % "".join(
-        "<th>%s</th>" % inline(c, link) for c in cells(rows[0])), "<tbody>"]
-    out += ["<tr>%s</tr>" % "".join("<td>%s</td>" % inline(c, link) for c in cells(r))
-            for r in rows[2:]]
-    return out + ["</tbody>", "</table>"]
+    def run(self, root):
+        for cell in root.iter():
+            if cell.tag in ("td", "th") and cell.text:
+                cell.text = cell.text.replace("\\|", "|")
 
 
-HEADING = re.compile(r"^(#{1,6}) +(.*?)[ #]*$")
-LIST_ITEM = re.compile(r"^( {0,3})([-*]|\d+\.) +(.*)$")
+class HeadingIds(Treeprocessor):
+    """Gives each heading its id from the title as written (this runs
+    before inline markup is parsed, so `code` in a title counts as GitHub
+    counts it); titles go into headings, a dict, as {title: id}."""
+
+    def __init__(self, md, heading_id, headings):
+        super().__init__(md)
+        self.heading_id, self.headings = heading_id, headings
+
+    def run(self, root):
+        seen = {}
+        for h in root.iter():
+            if h.tag not in HEADINGS:
+                continue
+            title = h.text or ""
+            if self.heading_id:
+                made = self.heading_id(title)
+            else:
+                base = glossary.slug(title)
+                seen[base] = seen.get(base, -1) + 1
+                made = base if seen[base] == 0 else "%s-%d" % (base, seen[base])
+            if self.headings is not None:
+                self.headings.setdefault(title, made)
+            h.set("id", made)
 
 
-def md_list(lines, i, link):
-    """The list starting at lines[i]; indented lines continue an item."""
-    ordered = LIST_ITEM.match(lines[i]).group(2)[0].isdigit()
-    items = []
-    while i < len(lines):
-        m = LIST_ITEM.match(lines[i])
-        if m:
-            items.append([m.group(3)])
-        elif lines[i].startswith(" ") and lines[i].strip():
-            items[-1].append(lines[i].strip())
-        elif not lines[i].strip() and i + 1 < len(lines) and LIST_ITEM.match(lines[i + 1]):
-            pass
-        else:
-            break
-        i += 1
-    tag = "ol" if ordered else "ul"
-    body = ["<li>%s</li>" % inline(" ".join(item), link) for item in items]
-    return ["<%s>" % tag] + body + ["</%s>" % tag], i
+class Links(Treeprocessor):
+    """Passes every link target (and image source) through link."""
+
+    def __init__(self, md, link):
+        super().__init__(md)
+        self.link = link
+
+    def run(self, root):
+        for el in root.iter():
+            for attr in ("href", "src"):
+                if el.get(attr) is not None:
+                    el.set(attr, self.link(el.get(attr)))
 
 
-def md_block(lines, i, link, heading_id):
-    """One block from lines[i] as HTML lines, and the index after it."""
-    line = lines[i]
-    fence = re.match(r"^\s*```", line)
-    if fence:
-        j = i + 1
-        while j < len(lines) and not re.match(r"^\s*```", lines[j]):
-            j += 1
-        return ["<pre><code>%s</code></pre>" % esc("\n".join(lines[i + 1:j]))], j + 1
-    m = HEADING.match(line)
-    if m:
-        n = len(m.group(1))
-        return ['<h%d id="%s">%s</h%d>' % (n, esc(heading_id(m.group(2))),
-                                           inline(m.group(2), link), n)], i + 1
-    if line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|\s*$", lines[i + 1]):
-        j = i
-        while j < len(lines) and lines[j].startswith("|"):
-            j += 1
-        return md_table(lines[i:j], link), j
-    if LIST_ITEM.match(line):
-        return md_list(lines, i, link)
-    if line.startswith("    "):
-        j = i
-        while j < len(lines) and (lines[j].startswith("    ") or not lines[j].strip()):
-            j += 1
-        while not lines[j - 1].strip():
-            j -= 1
-        code = "\n".join(l[4:] for l in lines[i:j])
-        return ["<pre><code>%s</code></pre>" % esc(code)], j
-    j = i + 1
-    while j < len(lines) and lines[j].strip() and not HEADING.match(lines[j]) \
-            and not re.match(r"^\s*```", lines[j]) and not LIST_ITEM.match(lines[j]):
-        j += 1
-    return ["<p>%s</p>" % inline("\n".join(l.strip() for l in lines[i:j]), link)], j
+class PatchbayPages(Extension):
+    """The extensions above, and raw HTML off."""
+
+    def __init__(self, link, heading_id, headings):
+        super().__init__()
+        self.link, self.heading_id, self.headings = link, heading_id, headings
+
+    def extendMarkdown(self, md):
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.preprocessors.register(DropComments(md), "drop_comments", 35)
+        md.parser.blockprocessors.register(SpacedHashHeader(md.parser), "hashheader", 70)
+        # Above the inline parser (20): cells and titles as written.
+        md.treeprocessors.register(CellPipes(md), "cell_pipes", 31)
+        md.treeprocessors.register(HeadingIds(md, self.heading_id, self.headings),
+                                   "heading_ids", 30)
+        if self.link:
+            md.treeprocessors.register(Links(md, self.link), "links", 5)
 
 
 def markdown(text, link=None, heading_id=None, headings=None):
-    """Markdown (the subset docs/ uses) as HTML. HTML comments are dropped.
+    """The HTML of a page of markdown: link maps each link target,
+    heading_id each heading's title to its id (default GitHub's), and
     headings, a dict, is filled with {title: id}."""
-    ids = {}
-
-    def unique_id(title):
-        base = glossary.slug(title)
-        ids[base] = ids.get(base, -1) + 1
-        made = base if ids[base] == 0 else "%s-%d" % (base, ids[base])
-        if headings is not None:
-            headings.setdefault(title, made)
-        return made
-
-    lines = re.sub(r"<!--.*?-->\n?", "", text, flags=re.S).splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        block, i = md_block(lines, i, link, heading_id or unique_id)
-        out += block
-    return "\n".join(out)
-
+    md = library.Markdown(extensions=["tables", "fenced_code",
+                                      PatchbayPages(link, heading_id, headings)])
+    return md.convert(text)

@@ -16,10 +16,16 @@ DOM Chromium dumps once the page's script has run (--dump-dom):
    every row is still there and visible (no JavaScript, no filter).
 5. in a 1400x2000 window every platform's bytes of every site are on
    screen: no cell of a platform's column ends past the window's right
-   edge, and the page does not scroll sideways (a script added to a copy
-   measures them); and the check bites: with the bytes kept on one line,
-   as they were before they wrapped, it reports the 25-byte sites.
-6. a screenshot of index.html (1400x2000) is saved, default
+   edge, no group of bytes (an instruction's) breaks across lines, and
+   the page does not scroll sideways (a script added to a copy measures
+   them); and the check bites: with the bytes kept on one line, as they
+   were before they wrapped, it reports xen-pv cells past the edge, and
+   with bytes free to break anywhere in narrow cells, split groups.
+6. the link a site's row gives itself (?op=op:OP#site-ADDR) opens the page
+   on the site: the rows of OP alone shown, the site's row :target, marked
+   unlike the others, scrolled into the window below the sticky column
+   headings; and the check bites when the row may scroll under them.
+7. a screenshot of index.html (1400x2000) is saved, default
    build/explore-screenshot.png.
 Ends with "N passed, N failed"; exits 1 if any check failed.
 """
@@ -151,12 +157,41 @@ def broken_script_checks(site, want):
     return problems + [p for p in found if "data-explore" not in p]
 
 
-# Added to a copy of index.html: which platform cells of which rows end
-# past the window's right edge, and how wide the page is, into <body>
-# attributes --dump-dom shows.
-MEASURE = """<script>
-(function () {
-  var view = document.documentElement.clientWidth, past = [];
+def measured(site, page, script, extra_css=""):
+    """The <body> attributes of page once script (added to a copy of the
+    site, run on load, after the page's own script and the browser's scroll
+    to the fragment) has set them, in a WINDOW-sized window; extra_css is
+    added to the copy's stylesheet, for the controls."""
+    copy = site + ".measure"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(site, copy)
+    try:
+        index = os.path.join(copy, page.partition("?")[0])
+        with open(index) as f:
+            text = f.read()
+        hook = "<script>window.addEventListener('load', function () { " \
+            "setTimeout(function () {\n%s\n}, 0); });</script>" % script
+        with open(index, "w") as f:
+            f.write(text.replace("</body>", hook + "\n</body>", 1))
+        with open(os.path.join(copy, "explore.css"), "a") as f:
+            f.write(extra_css)
+        # The budget lets the timer run before the DOM is dumped.
+        p = chromium(copy, page, "--dump-dom", "--window-size=%d,%d" % WINDOW,
+                     "--virtual-time-budget=5000")
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    body = static.Page(p.stdout).body
+    if p.returncode != 0 or "data-measured" not in body:
+        raise RuntimeError("chromium --dump-dom (measuring %s): exit %d: %s"
+                           % (page, p.returncode, p.stderr.strip()[-300:]))
+    return body
+
+
+# Which platform cells of which rows end past the window's right edge,
+# which bytes groups (each meant to stay on one line) break across lines,
+# and how wide the page is.
+MEASURE_WIDTH = """
+  var view = document.documentElement.clientWidth, past = [], split = [];
   var rows = document.getElementById("sites").tBodies[0].rows;
   for (var i = 0; i < rows.length; i++) {
     var cells = rows[i].querySelectorAll("td.b:not(.b-linked)");
@@ -165,49 +200,115 @@ MEASURE = """<script>
       if (right > view) past.push(rows[i].id + " " + cells[j].className + " ends at " +
                                   Math.round(right));
     }
+    rows[i].querySelectorAll(".bytes .g").forEach(function (g) {
+      var tops = Array.prototype.map.call(g.getClientRects(), function (r) {
+        return Math.round(r.top); });
+      if (tops.some(function (top) { return top !== tops[0]; }))
+        split.push(rows[i].id + " breaks '" + g.textContent + "' across lines");
+    });
   }
-  document.body.setAttribute("data-view", view + " " + document.documentElement.scrollWidth);
   document.body.setAttribute("data-past", past.join("; "));
-})();
-</script>"""
+  document.body.setAttribute("data-split", split.join("; "));
+  document.body.setAttribute("data-measured", view + " " + document.documentElement.scrollWidth);
+"""
 
 
 def width_problems(site, extra_css=""):
-    """The platform cells past the right edge of a WINDOW-sized window, in a
-    copy of the site with MEASURE added (and extra_css, for the control)."""
-    copy = site + ".measure"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(site, copy)
-    try:
-        index = os.path.join(copy, "index.html")
-        with open(index) as f:
-            text = f.read()
-        with open(index, "w") as f:
-            f.write(text.replace("</body>", MEASURE + "\n</body>", 1))
-        with open(os.path.join(copy, "explore.css"), "a") as f:
-            f.write(extra_css)
-        p = chromium(copy, "index.html", "--dump-dom", "--window-size=%d,%d" % WINDOW)
-    finally:
-        shutil.rmtree(copy, ignore_errors=True)
-    page = static.Page(p.stdout)
-    if p.returncode != 0 or "data-view" not in page.body:
-        raise RuntimeError("chromium --dump-dom (measuring): exit %d: %s"
-                           % (p.returncode, p.stderr.strip()[-300:]))
-    view, scroll = (int(n) for n in page.body["data-view"].split())
-    problems = [p for p in page.body.get("data-past", "").split("; ") if p]
+    """The platform cells past the right edge of a WINDOW-sized window, the
+    bytes groups broken across lines, and a page wider than the window."""
+    body = measured(site, "index.html", MEASURE_WIDTH, extra_css)
+    view, scroll = (int(n) for n in body["data-measured"].split())
+    problems = [p for key in ("data-past", "data-split") for p in body.get(key, "").split("; ")
+                if p]
     if scroll > view:
         problems.append("the page is %d pixels wide in a %d-pixel view: it scrolls sideways"
                         % (scroll, view))
     return problems
 
 
+# The stylesheet without the rules that lay the bytes out a line per
+# instruction: each variant's bytes on one line, as before they wrapped.
+ONE_LINE_CSS = "#sites .bytes, #sites .bytes .insn { display: inline; white-space: pre; }\n"
+# Bytes free to break anywhere, in narrow cells: groups must be seen split.
+BREAK_GROUPS_CSS = "#sites .bytes .g { white-space: normal; } #sites td.b { max-width: 6em; }\n"
+
+
 def width_checks(site):
-    """Check 5: every platform's bytes on screen, and the check bites when
-    the bytes are kept on one line."""
+    """Check 5: every platform's bytes on screen with no group broken, and
+    the check bites on each of the two layouts it rules out."""
     problems = width_problems(site)
-    control = width_problems(site, "#sites .bytes { white-space: pre; }\n")
-    if not any("ends at" in p for p in control):
-        problems.append("with the bytes on one line, no cell was reported past the edge")
+    control = width_problems(site, ONE_LINE_CSS)
+    if not any("ends at" in p and "b-xen-pv" in p for p in control):
+        problems.append("with the bytes on one line, no xen-pv cell was reported past the edge")
+    control = width_problems(site, BREAK_GROUPS_CSS)
+    if not any("across lines" in p for p in control):
+        problems.append("with the bytes breaking anywhere, no group was reported split")
+    return problems
+
+
+# Where the row the fragment names is and how it looks, after the browser
+# opened the page on it: its top against the sticky column headings and
+# the window, whether it is hidden, :target, and its background against a
+# row's that is not the target; and the ops of the rows on show.
+MEASURE_TARGET = """
+  var row = document.querySelector("#sites tbody tr:target");
+  var head = document.querySelector("#sites thead th").getBoundingClientRect();
+  var shown = [], other = null;
+  Array.prototype.forEach.call(document.getElementById("sites").tBodies[0].rows, function (r) {
+    if (!r.hidden) shown.push(r.getAttribute("data-op"));
+    if (r !== row && !other) other = r;
+  });
+  var bg = function (r) { return getComputedStyle(r.cells[0]).backgroundColor; };
+  document.body.setAttribute("data-target", row ? [row.id, row.hidden,
+    Math.round(row.getBoundingClientRect().top), Math.round(head.bottom), window.innerHeight,
+    bg(row) !== bg(other)].join(" ") : "none");
+  document.body.setAttribute("data-shown-ops", shown.join(" "));
+  document.body.setAttribute("data-measured", String(window.scrollY));
+"""
+
+
+def deep_link_problems(site, link, sid, op, extra_css=""):
+    """What is wrong with index.html opened at link: it must show only op's
+    rows and sid, scrolled into the window below the column headings, marked."""
+    body = measured(site, "index.html" + link, MEASURE_TARGET, extra_css)
+    target = body.get("data-target", "none").split()
+    if target[0] != sid:
+        return ["%s: the row :target is %s, not %s" % (link, target[0], sid)]
+    hidden, top, head, height, marked = target[1] == "true", *map(int, target[2:5]), \
+        target[5] == "true"
+    problems = ["%s: the row is hidden" % link] if hidden else []
+    if not head <= top < height:
+        problems.append("%s: the row's top is at %d, not between the headings' bottom (%d) "
+                        "and the window's (%d)" % (link, top, head, height))
+    if int(body["data-measured"]) <= 0:
+        problems.append("%s: the page did not scroll" % link)
+    if not marked:
+        problems.append("%s: the row looks like any other" % link)
+    others = sorted(set(body.get("data-shown-ops", "").split()) - {op})
+    if others:
+        problems.append("%s: rows of %s on show too" % (link, ", ".join(others)))
+    return problems
+
+
+def deep_link_checks(site):
+    """Check 6: the link a row gives to itself (the middle row of the op
+    with the most sites, so the page can scroll it to the top) opens the
+    page on that row; the check bites when the row scrolls under the
+    sticky headings."""
+    rows = [r[0] for r in static.Page(open(os.path.join(site, "index.html")).read())
+            .rows.values()]
+    ops = [r["attrs"]["data-op"] for r in rows]
+    op = max(ops, key=ops.count)
+    of_op = [r for r in rows if r["attrs"]["data-op"] == op]
+    row = of_op[len(of_op) // 2]
+    sid = row["attrs"]["id"]
+    link = next((href for href in row["links"] if href.endswith("#" + sid)), None)
+    if link is None or not link.startswith("?op=op:%s#" % op):
+        return ["%s links to itself with %r, not ?op=op:%s#%s" % (sid, link, op, sid)]
+    problems = deep_link_problems(site, link, sid, op)
+    control = deep_link_problems(site, link, sid, op, "#sites tbody tr { scroll-margin-top: 0; }\n")
+    if not any("headings' bottom" in p for p in control):
+        problems.append("with no room kept for the headings, the check saw nothing wrong")
     return problems
 
 
@@ -244,8 +345,10 @@ def main():
         attempt("a benchmark page and tour.html render", lambda: content_checks(site))
         attempt("with the script broken the ready check fails and every row still shows",
                 lambda: broken_script_checks(site, want))
-        attempt("in a %dx%d window every platform's bytes are on screen" % WINDOW,
-                lambda: width_checks(site))
+        attempt("in a %dx%d window every platform's bytes are on screen, a line per "
+                "instruction" % WINDOW, lambda: width_checks(site))
+        attempt("a site's own link opens the page on it: filtered, scrolled to, marked",
+                lambda: deep_link_checks(site))
         attempt("screenshot %s" % os.path.relpath(os.path.abspath(args.screenshot), ROOT),
                 lambda: screenshot_checks(site, os.path.abspath(args.screenshot)))
     failed = static.results.count(False)

@@ -16,11 +16,18 @@ checked without a browser (Python's html.parser).
 6. The checks bite: on copies of the site with a row deleted, a platform's
    cell emptied, a link and an anchor broken, a bench page removed, each
    must report the fault it was given.
+7. Written with no benchmark run (an empty --bench, into OUT.norun), no
+   benchmark page says so without a quoted section; every row a generated
+   table of README.md or docs/ gives a benchmark is on its group's page,
+   cell for cell; the lifecycle page names the date of
+   docs/lifecycle-run.json. The check bites on a page without its quoted
+   section and on a quoted figure changed.
 Ends with "N passed, N failed"; exits 1 if any check failed.
 """
 
 import argparse
 import filecmp
+import json
 import os
 import re
 import shutil
@@ -53,7 +60,7 @@ def check(name, problems):
 class Page(HTMLParser):
     """What the checks need from one page: its ids (and the attributes of
     the element each names), its links, the <body> attributes, and each
-    site row's attributes and the bytes of its bytes cells."""
+    site row's attributes, links and the bytes of its bytes cells."""
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
@@ -74,10 +81,12 @@ class Page(HTMLParser):
         for name in ("href", "src"):
             if a.get(name) is not None:
                 self.links.append((tag, name, a[name]))
+                if self.row is not None:
+                    self.row[-1]["links"].append(a[name])
         classes = (a.get("class") or "").split()
         if tag == "tr" and (a.get("id") or "").startswith("site-"):
             self.row = self.rows.setdefault(a["id"], [])
-            self.row.append(dict(attrs=a, cells={}))
+            self.row.append(dict(attrs=a, cells={}, links=[]))
         elif tag == "td" and self.row is not None:
             backend = [c[2:] for c in classes if c.startswith("b-")]
             self.cell = backend[0] if backend else None
@@ -154,7 +163,8 @@ def link_fault(page_path, attr, url):
     """Why url, found on page_path, does not resolve; None if it does."""
     if EXTERNAL.match(url):
         return "an external resource" if attr == "src" else None
-    target, _, fragment = url.split("?")[0].partition("#")
+    before, _, fragment = url.partition("#")
+    target = before.partition("?")[0]
     resolved = os.path.normpath(os.path.join(os.path.dirname(page_path), target)) \
         if target else page_path
     if not os.path.exists(resolved):
@@ -171,6 +181,84 @@ def bench_problems(site, groups):
     """A page per group the image registers, run or no run."""
     return ["bench-%s.html missing" % g for g in groups
             if not os.path.isfile(os.path.join(site, "bench-%s.html" % g))]
+
+
+class Quoted(HTMLParser):
+    """The quoted section of a benchmark page (from <h2 id="quoted"> on):
+    its text, and the cells of each of its table rows."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.inside, self.text, self.rows, self.cell = False, "", [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "h2" and dict(attrs).get("id") == "quoted":
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append([])
+        elif self.inside and tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(self.cell.strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.inside:
+            self.text += data
+            if self.cell is not None:
+                self.cell += data
+
+
+GENERATED = re.compile(r"^<!-- generated: .*?^<!-- end generated -->", re.M | re.S)
+QUOTED_ROW = re.compile(r"^\| `(\w+)` \|(.*)\|\s*$", re.M)
+
+
+def docs_rows(benches):
+    """{benchmark: [its cells, from each generated table row of README.md
+    and docs/ that leads with it]}, read straight from the pages."""
+    rows = {}
+    for name in ["README.md"] + ["docs/" + n for n in sorted(os.listdir(os.path.join(ROOT, "docs")))
+                                 if n.endswith(".md")]:
+        with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+            text = f.read()
+        for block in GENERATED.finditer(text):
+            for m in QUOTED_ROW.finditer(block.group(0)):
+                if m.group(1) in benches:
+                    cells = [m.group(1)] + [c.strip().replace("`", "")
+                                            for c in m.group(2).split("|")]
+                    rows.setdefault(m.group(1), []).append(cells)
+    return rows
+
+
+def quoted_problems(site, benches):
+    """A page that says no run was made shows a quoted section; every row a
+    generated table of the docs gives a benchmark is on its group's page,
+    cell for cell; the lifecycle page names the recorded run's date."""
+    problems = []
+    pages = {}
+    for name in sorted(os.listdir(site)):
+        if name.startswith("bench-") and name.endswith(".html"):
+            with open(os.path.join(site, name), encoding="utf-8") as f:
+                text = f.read()
+            pages[name] = Quoted(text)
+            if re.search(r"No (benchmark|lifecycle) run", text) and not pages[name].text.strip():
+                problems.append("%s says no run was made and quotes nothing" % name)
+    for bench, rows in sorted(docs_rows(benches).items()):
+        shown = pages.get("bench-%s.html" % benches[bench])
+        for cells in rows:
+            if shown is None or cells not in shown.rows:
+                problems.append("bench-%s.html does not show the docs' row %s"
+                                % (benches[bench], " | ".join(cells)))
+    with open(os.path.join(ROOT, "docs", "lifecycle-run.json")) as f:
+        date = json.load(f)["conditions"]["date"]
+    lifecycle = pages.get("bench-lifecycle.html")
+    if lifecycle is None or "recorded in docs/lifecycle-run.json on %s" % date \
+            not in re.sub(r"\s+", " ", lifecycle.text):
+        problems.append("bench-lifecycle.html does not quote the run recorded on %s" % date)
+    return problems
 
 
 def all_problems(site, want, groups):
@@ -227,6 +315,41 @@ def generation_checks(args):
           [] if status == 2 and kept else ["exit %d, kept %s, stderr %r" % (status, kept, err)])
     shutil.rmtree(foreign, ignore_errors=True)
     return True
+
+
+def no_run_checks(args, benches):
+    """Check 7: a site written with no benchmark run shows what the docs
+    quote, and the check bites on a page stripped of it and on a figure
+    changed."""
+    out = args.out + ".norun"
+    empty = os.path.join(out + ".bench")
+    os.makedirs(empty, exist_ok=True)
+    status, _, err = explore(argparse.Namespace(**dict(vars(args), bench=empty)), out)
+    if status != 0:
+        check("with no run, every benchmark page shows what the docs quote",
+              ["tools/explore with an empty --bench: exit %d: %s" % (status, err)])
+        return
+    rows = docs_rows(benches)
+    check("with no run, every benchmark page shows what the docs quote (%d rows of %d "
+          "benchmarks)" % (sum(map(len, rows.values())), len(rows)),
+          quoted_problems(out, benches) if rows else ["no generated table row in the docs"])
+    bench, cells = sorted(rows.items())[0][0], sorted(rows.items())[0][1][0]
+    page_path = os.path.join(out, "bench-%s.html" % benches[bench])
+    with open(page_path, encoding="utf-8") as f:
+        text = f.read()
+    faults = [("the quoted section removed", "quotes nothing",
+               re.sub(r'<h2 id="quoted">.*</main>', "</main>", text, flags=re.S)),
+              ("a quoted figure changed", "does not show the docs' row",
+               text.replace("<td>%s</td>" % cells[1], "<td>%s0</td>" % cells[1], 1))]
+    for what, expect, broken in faults:
+        with open(page_path, "w", encoding="utf-8") as f:
+            f.write(broken)
+        found = quoted_problems(out, benches)
+        check("the quote check catches %s" % what,
+              [] if broken != text and any(expect in p for p in found)
+              else ["reported: %s" % (found[:3] or "nothing")])
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(empty, ignore_errors=True)
 
 
 def negative_controls(site, want, groups):
@@ -287,6 +410,8 @@ def main():
         check("every benchmark group (%s) has its page" % ", ".join(groups),
               bench_problems(args.out, groups))
         negative_controls(args.out, want, groups)
+        no_run_checks(args, {b["name"]: b["group"] for b in bench_report.catalog(
+            args.image)["benches"]})
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))
     return 1 if failed else 0
