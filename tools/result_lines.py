@@ -1,10 +1,12 @@
 """The one reader of result lines: `TAG: key=value key=value ...`.
 
 The kernel prints its benchmarks' results as `bench: name=...`
-(bench/runner.c), the pte update counts as `mmstats: ...` and
-`mmcounts: name=...`; the benchmark program for Linux (bench/linux/)
-prints the same `bench:` and `mmcounts:` lines. Every tool that reads
-them reads them here, so none mirrors a printf with a regex.
+(bench/runner.c) and a benchmark's own figures as `bench: detail=...`
+(bench/lock_contended.c's repetitions), the pte update counts as
+`mmstats: ...` and `mmcounts: name=...`; the benchmark program for Linux
+(bench/linux/) prints the same `bench:` and `mmcounts:` lines. Every
+tool that reads them reads them here, so none mirrors a printf with a
+regex.
 
 A value is a word without spaces or quotes, or a quoted string without
 quotes in it. A word of digits (with one decimal point at most) is a number,
@@ -74,3 +76,7 @@ def results(text):
     """A console's benchmark results: its `bench: name=...` lines."""
     return records(text, "bench", "name")
 
+
+def details(text, name):
+    """The `bench: detail=NAME ...` lines a benchmark printed of its own."""
+    return [r for r in records(text, "bench", "detail") if r["detail"] == name]
