@@ -1,6 +1,6 @@
 """tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
 
-Boots the benchmark program for Linux (bench/linux/, `make linux-bench`)
+Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
 on Debian's kernel natively and as Xen's dom0 (tools/run --linux), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
@@ -166,7 +166,7 @@ def section(data):
     unit = "instructions" if c["timing"] == "icount" else "TSC ticks under TCG"
     out = ["", "## Linux, same ground", "",
            "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively and as Xen's "
-           "dom0 with a static benchmark program (bench/linux/) as /init, against patchbay "
+           "dom0 with a static benchmark program (linux-user/bench/) as /init, against patchbay "
            "patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen (%s), "
            "flags and clock. Unit: %s per op, minimum over the repetitions%s."
            % (c["kernel"] or "Linux", c["release"], c["qemu"], c["xen"], unit,

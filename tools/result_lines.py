@@ -4,7 +4,7 @@ The kernel prints its benchmarks' results as `bench: name=...`
 (bench/runner.c) and a benchmark's own figures as `bench: detail=...`
 (bench/lock_contended.c's repetitions), the pte update counts as
 `mmstats: ...` and `mmcounts: name=...`; the benchmark program for Linux
-(bench/linux/) prints the same `bench:` and `mmcounts:` lines. Every
+(linux-user/bench/) prints the same `bench:` and `mmcounts:` lines. Every
 tool that reads them reads them here, so none mirrors a printf with a
 regex.
 

@@ -21,7 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "bench/linux/linux_bench.h"
+#include "linux-user/bench/linux_bench.h"
 #include "bench/loop.h"
 #include "bench/stats.h"
 
