@@ -101,7 +101,7 @@ include tests/unit/unit.mk
 include tools/tools.mk
 include tools/explore.mk
 include tests/fuzz/fuzz.mk
-include bench/linux/linux.mk
+include linux-user/bench/bench.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
@@ -158,18 +158,24 @@ test: $(SETUP)
 	$(MAKE) explore-test
 	$(MAKE) fuzz-test
 
+# User programs for Linux (linux-user/): hosted C, not the kernel's.
+LINUX_USER_C = $(wildcard linux-user/*/*.c)
 C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c \
-	bench/linux/*.c)
+	$(LINUX_USER_C))
 
 format:
 	clang-format -i $(C_SOURCES)
 
 # Style and static analysis: clang-format and cppcheck, when installed.
+# cppcheck sees the kernel with the kernel's configuration and the user
+# programs for Linux (linux-user/) as the hosted programs they are.
 check:
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_SOURCES); fi
 	@if command -v cppcheck >/dev/null; then cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,portability --std=c11 -I. $(XEN_ABI) -DCONFIG_PARAVIRT=1 \
-		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen bench tools; fi
+		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen bench tools && \
+		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
+		--suppressions-list=.cppcheck-suppressions linux-user; fi
 
 clean:
 	rm -rf $(BUILD)

@@ -12,7 +12,10 @@
  *   bench: name=NAME config=CONFIG iters=N reps=R min=X.XX median=X.XX unit=U
  * The figures are TSC ticks per op, in the unit U (tsc_unit(): instructions
  * under icount), with the empty loop's cost per iteration taken off when
- * subtract_loop is set (bench/loop.h). */
+ * subtract_loop is set (bench/loop.h). A benchmark's check may print
+ * figures of its own before that line, as key=value fields too:
+ *   bench: detail=NAME KEY=VALUE ...
+ * tools/result_lines.py is the one reader of both. */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 

@@ -168,7 +168,8 @@ static uint64_t measure_contended(uint64_t n)
 
 /* Every increment under the lock survived; then each repetition's
  * figures, as the repetitions differ by where Xen's time slices fell, and
- * their mean, the warm-up left out as the runner leaves it out. */
+ * their mean, the warm-up left out as the runner leaves it out: detail
+ * lines, which tools/bench_contended.py files with the result. */
 static const char *check_contended(void)
 {
     uint64_t sum = 0, elapsed = 0, made = 0, waited = 0, long_waits = 0, blocked = 0, kicked = 0;
@@ -182,8 +183,8 @@ static const char *check_contended(void)
         const struct contended_record *x = &records[r];
         if (!x->made)
             return "a repetition made no acquisitions";
-        kprintf("bench: lock_contended: rep %u: %lu %s per acquisition, %lu acquisitions, "
-                "%lu waits of %u or more, waiters blocked %lu times, kicked %lu times\n",
+        kprintf("bench: detail=lock_contended rep=%u per_acq=%lu unit=%s acquisitions=%lu "
+                "long_waits=%lu long_wait=%u blocked=%lu kicked=%lu\n",
                 r, x->elapsed / x->made, tsc_unit(), x->made, x->long_waits, LONG_WAIT_TICKS,
                 x->blocked, x->kicked);
         elapsed += x->elapsed, made += x->made, waited += x->waited;
@@ -191,9 +192,8 @@ static const char *check_contended(void)
     }
     if (!made)
         return "no acquisitions were made";
-    kprintf("bench: lock_contended: %u threads on %u CPUs, %s lock: mean %lu %s per acquisition "
-            "(waiting %lu), %lu waits of %u or more, waiters blocked %lu times, kicked %lu "
-            "times\n",
+    kprintf("bench: detail=lock_contended threads=%u cpus=%u lock=\"%s\" mean=%lu unit=%s "
+            "waiting=%lu long_waits=%lu long_wait=%u blocked=%lu kicked=%lu\n",
             threads_used, smp_cpus_online(), spin_lock_kind(), elapsed / made, tsc_unit(),
             waited / made, long_waits, LONG_WAIT_TICKS, blocked, kicked);
     return 0;

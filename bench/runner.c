@@ -51,10 +51,7 @@ static uint64_t iters_for(uint64_t own)
  * 2008 tables; docs/benchmarks.md says how to read them. */
 static void print_result(const char *name, const char *config, uint64_t n, struct bench_summary s)
 {
-    kprintf("bench: name=%s config=%s iters=%lu reps=%lu min=%lu.%02lu median=%lu.%02lu "
-            "unit=%s\n",
-            name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100,
-            tsc_unit());
+    kprintf(BENCH_RESULT_FORMAT, BENCH_RESULT_ARGS(name, config, n, reps, s, tsc_unit()));
 }
 
 /* The empty loop's cost per iteration, in hundredths of a tick. */
@@ -84,7 +81,7 @@ static bool run_one(const struct bench *b, const char *config, uint64_t loop_ove
         why = b->check ? b->check() : 0;
     }
     if (why) {
-        kprintf("bench: name=%s config=%s failed=\"%s\"\n", b->name, config, why);
+        kprintf(BENCH_FAILED_FORMAT, b->name, config, why);
         return false;
     }
     print_result(b->name, config, n, s);

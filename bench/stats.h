@@ -25,4 +25,15 @@ struct bench_summary bench_summarise(uint64_t samples[], size_t count);
 struct bench_summary bench_repeat(uint64_t (*measure)(uint64_t n), uint64_t n, uint64_t samples[],
                                   size_t reps, uint64_t overhead);
 
+/* The result line, printed alike by the kernel's runner and the program
+ * for Linux, and read by tools/result_lines.py: BENCH_RESULT_FORMAT with
+ * BENCH_RESULT_ARGS, and a failure's line with BENCH_FAILED_FORMAT. */
+#define BENCH_RESULT_FORMAT                                                                        \
+    "bench: name=%s config=%s iters=%lu reps=%lu min=%lu.%02lu median=%lu.%02lu unit=%s\n"
+#define BENCH_RESULT_ARGS(name, config, n, reps, s, unit)                                          \
+    (name), (config), (unsigned long)(n), (unsigned long)(reps), (unsigned long)((s).min / 100),   \
+        (unsigned long)((s).min % 100), (unsigned long)((s).median / 100),                         \
+        (unsigned long)((s).median % 100), (unit)
+#define BENCH_FAILED_FORMAT "bench: name=%s config=%s failed=\"%s\"\n"
+
 #endif

@@ -128,7 +128,7 @@ static uint64_t mprotect_pages(unsigned pages, uint64_t n)
 }
 
 /* One more op of the benchmark's own loop, with what it cost in the
- * backend's counters, printed in the form bench/linux/xen_trace.c prints
+ * backend's counters, printed in the form linux-user/bench/xen_trace.c prints
  * Linux's so the report can set the two kernels' hypercalls side by side.
  * It also makes the count of ops odd: after the timed loops it is even,
  * and a loop that changed nothing would leave the rights the check wants. */

@@ -1,7 +1,7 @@
-"""lock_contended's own lines (bench/lock_contended.c): one per repetition
-and their mean, read from a boot's console by tools/bench, pooled over the
-boots of a configuration, and laid out by tools/bench_report.py as a
-distribution.
+"""lock_contended's own lines (bench/lock_contended.c): a detail line per
+repetition and one of their mean, read from a boot's console by tools/bench
+(tools/result_lines.py), pooled over the boots of a configuration, and laid
+out by tools/bench_report.py as a distribution.
 
 Under icount what varies from one repetition or run to the next is where
 Xen's time slices fall against the lock's critical sections: each
@@ -13,15 +13,13 @@ even two boots at the same offset may differ. The spread is that, not
 clock noise, and the report says so.
 """
 
-import re
+import os
 import statistics
+import sys
 
-REP = re.compile(r"^bench: lock_contended: rep (\d+): (\d+) \S+ per acquisition, (\d+) "
-                 r"acquisitions, (\d+) waits of \d+ or more, waiters blocked (\d+) times, "
-                 r"kicked (\d+) times$", re.M)
-MEAN = re.compile(r"^bench: lock_contended: .* lock: mean (\d+) \S+ per acquisition "
-                  r"\(waiting (\d+)\), (\d+) waits of (\d+) or more, waiters blocked (\d+) "
-                  r"times, kicked (\d+) times$", re.M)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import result_lines  # noqa: E402
+
 REP_FIELDS = ("per_acq", "acquisitions", "long_waits", "blocked", "kicked")
 MEAN_FIELDS = ("mean", "waiting", "long_waits", "long_wait", "blocked", "kicked")
 
@@ -29,14 +27,22 @@ MEAN_FIELDS = ("mean", "waiting", "long_waits", "long_wait", "blocked", "kicked"
 def parse(text, reps, offset_us=0):
     """One run of lock_contended from a console: its mean line and its
     repetitions, or None unless there are exactly reps of them, numbered
-    from 1, and the mean line."""
-    rows = REP.findall(text)
-    mean = MEAN.search(text)
-    if not mean or [int(r[0]) for r in rows] != list(range(1, reps + 1)):
+    from 1, and one mean line, each with every field, a whole number.
+    ResultLineError if a detail line is not key=value fields."""
+    lines = result_lines.details(text, "lock_contended")
+    rows = [d for d in lines if "rep" in d]
+    means = [d for d in lines if "mean" in d]
+    if (len(means) != 1 or [d["rep"] for d in rows] != list(range(1, reps + 1))
+            or not all(whole(d, REP_FIELDS) for d in rows) or not whole(means[0], MEAN_FIELDS)):
         return None
-    run = dict(zip(MEAN_FIELDS, map(int, mean.groups())), offset_us=offset_us)
-    run["reps"] = [dict(zip(REP_FIELDS, map(int, r[1:]))) for r in rows]
+    run = dict({k: means[0][k] for k in MEAN_FIELDS}, offset_us=offset_us)
+    run["reps"] = [{k: d[k] for k in REP_FIELDS} for d in rows]
     return run
+
+
+def whole(line, keys):
+    """Whether the line has every key, each a whole number."""
+    return all(type(line.get(k)) is int for k in keys)
 
 
 def attach(results, text, offset_us=0):
@@ -45,10 +51,14 @@ def attach(results, text, offset_us=0):
     lock_contended result)."""
     for r in results:
         if r.get("name") == "lock_contended" and "min" in r:
-            run = parse(text, r.get("reps", 0), offset_us)
+            try:
+                run = parse(text, r.get("reps", 0), offset_us)
+            except result_lines.ResultLineError as e:
+                return "lock_contended's own lines do not parse: %s" % e
             if run is None:
+                reps = [d for d in result_lines.details(text, "lock_contended") if "rep" in d]
                 return ("lock_contended's own lines do not parse: %d repetition lines for "
-                        "reps=%s" % (len(REP.findall(text)), r.get("reps")))
+                        "reps=%s" % (len(reps), r.get("reps")))
             r["runs"] = [run]
     return None
 

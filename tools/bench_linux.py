@@ -1,6 +1,6 @@
 """tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
 
-Boots the benchmark program for Linux (bench/linux/, `make linux-bench`)
+Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
 on Debian's kernel natively and as Xen's dom0 (tools/run --linux), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
@@ -11,13 +11,12 @@ whenever linux.json is there)."""
 import datetime
 import json
 import os
-import re
-import shlex
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402
+import result_lines  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "tools", "run")
@@ -26,9 +25,6 @@ BENCH = os.path.join(ROOT, "tools", "bench")
 # The two Linux boots: (config id, tools/run arguments).
 LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
-RESULT = re.compile(r"^bench: (name=.*)$", re.M)
-COUNTS = re.compile(r"^mmcounts: (name=.*)$", re.M)  # both kernels print these
-VERSION = re.compile(r"^linux-bench: Linux (\S+) ", re.M)
 
 # What is compared: (Linux benchmark, patchbay benchmark, what differs).
 COMPARED = [
@@ -45,17 +41,19 @@ PATCHBAY = [("native-patched", "patchbay native"), ("xen-pv-patched+xen.mmu=batc
 PTES = 512
 
 
-def fields(line):
-    """One `key=value ...` line as a dict, numbers as numbers."""
-    out = {}
-    for word in shlex.split(line):
-        if "=" in word:
-            k, v = word.split("=", 1)
-            try:
-                out[k] = float(v) if "." in v else int(v)
-            except ValueError:
-                out[k] = v
-    return out
+def read_console(text, boot_id):
+    """A Linux boot's console: its results, hypercall counts (`mmcounts:`,
+    which both kernels print), kernel release, and what is wrong with them."""
+    try:
+        results = result_lines.results(text)
+        counts = result_lines.records(text, "mmcounts", "name")
+        header = result_lines.records(text, "linux-bench", "release")
+    except result_lines.ResultLineError as e:
+        return [], [], None, ["a result line does not parse: %s" % e]
+    problems = ["%s failed: %s" % (r["name"], r["failed"]) for r in results if "failed" in r]
+    problems += ["%s ran as %s" % (r["name"], r.get("config")) for r in results
+                 if r.get("config") != boot_id]
+    return results, counts, header[0]["release"] if header else None, problems
 
 
 def run_linux(boot_id, door, icount, quick, logdir):
@@ -68,19 +66,14 @@ def run_linux(boot_id, door, icount, quick, logdir):
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
     text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""
-    results = [fields(m) for m in RESULT.findall(text)]
+    results, counts, release, found = read_console(text, boot_id)
     problems = []
     if p.returncode != 0:
         why = p.stderr.decode(errors="replace").strip().splitlines()
         problems.append("tools/run exited with status %d%s"
                         % (p.returncode, ": " + why[-1] if why else ""))
-    problems += ["%s failed: %s" % (r["name"], r["failed"]) for r in results if "failed" in r]
-    problems += ["%s ran as %s" % (r["name"], r.get("config")) for r in results
-                 if r.get("config") != boot_id]
-    version = VERSION.search(text)
     return dict(id=boot_id, status=p.returncode, log=os.path.relpath(log, ROOT),
-                release=version.group(1) if version else None, problems=problems,
-                results=results, counts=[fields(m) for m in COUNTS.findall(text)])
+                release=release, problems=problems + found, results=results, counts=counts)
 
 
 def run_patchbay(icount, quick, out):
@@ -131,13 +124,17 @@ def run(args, out):
     patchbay, why = run_patchbay(args.icount, args.quick, out)
     if why:
         return [why]
+    try:
+        counts = pb_counts(patchbay["configs"], PATCHBAY[1][0])
+    except result_lines.ResultLineError as e:
+        return ["patchbay's mmcounts line does not parse: %s" % e]
     data = dict(conditions=dict(
         date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         kernel=debs_kernel(), release=linux[0]["release"],
         timing="icount" if args.icount else "tsc", quick=args.quick,
         qemu=patchbay["conditions"]["qemu"], xen=patchbay["conditions"]["xen"]),
         linux=linux, patchbay=patchbay["configs"],
-        patchbay_counts=pb_counts(patchbay["configs"], PATCHBAY[1][0]))
+        patchbay_counts=counts)
     with open(os.path.join(out, "linux.json"), "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
@@ -169,7 +166,7 @@ def section(data):
     unit = "instructions" if c["timing"] == "icount" else "TSC ticks under TCG"
     out = ["", "## Linux, same ground", "",
            "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively and as Xen's "
-           "dom0 with a static benchmark program (bench/linux/) as /init, against patchbay "
+           "dom0 with a static benchmark program (linux-user/bench/) as /init, against patchbay "
            "patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen (%s), "
            "flags and clock. Unit: %s per op, minimum over the repetitions%s."
            % (c["kernel"] or "Linux", c["release"], c["qemu"], c["xen"], unit,
@@ -220,7 +217,7 @@ def pb_counts(runs, config):
             for log in r.get("logs") or [r["log"]]:
                 try:
                     with open(os.path.join(ROOT, log), errors="replace") as f:
-                        return [fields(m) for m in COUNTS.findall(f.read())]
+                        return result_lines.records(f.read(), "mmcounts", "name")
                 except OSError:
                     pass
     return []

@@ -1,5 +1,5 @@
 """tools/run --linux: Debian's own Linux kernel with patchbay's benchmark
-program for Linux (bench/linux/, built by `make linux-bench`) as the /init
+program for Linux (linux-user/bench/, built by `make linux-bench`) as the /init
 of a one-file initramfs: natively through QEMU's PVH loader, as this
 kernel boots, or with --xen as Xen's dom0, as this kernel runs there. The
 kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache).

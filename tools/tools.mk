@@ -22,7 +22,7 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 	$(PVEMIT_CC) $(PVEMIT_CFLAGS) $(PVEMIT_SRCS) -o $@
 
 # The tools' own tests (test_doclinks also checks every page's links and
-# glossary first uses), then the checks that the tour, the recorded site
+# glossary first uses; test_result_lines every result line's printf), then the checks that the tour, the recorded site
 # expectation and the generated blocks of README.md and docs/ still match
 # the tree. test_platform_sites boots each platform once (under a minute in
 # all) to hold pvemit's platform -> site form table to what the kernel
@@ -38,6 +38,7 @@ tools-test: $(IMAGE)
 	python3 tests/tools/test_layout.py
 	python3 tests/tools/test_doclinks.py
 	python3 tests/tools/test_run_args.py
+	python3 tests/tools/test_result_lines.py
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	python3 tests/pv/test_platform_sites.py

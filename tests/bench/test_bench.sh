@@ -96,9 +96,17 @@ for b in bench_report.catalog(sys.argv[2])["benches"]:
 ' "$root/tools" "$@"
 }
 
-# The benchmarks a boot's console printed a line for (ran or skipped).
+# The benchmarks a boot's console printed a result line for (ran or
+# skipped), read by tools/result_lines.py.
 printed() {
-    sed -n 's/^bench: name=\([^ ]*\) .*/\1/p' "$1" | tr -d '\r' | grep -vx loop_overhead
+    PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import result_lines
+for r in result_lines.results(open(sys.argv[2], errors="replace").read()):
+    if r["name"] != "loop_overhead":
+        print(r["name"])
+' "$root/tools" "$1"
 }
 
 for pair in native-nopv:nopv/patchbay.elf native-patched:patchbay.elf \

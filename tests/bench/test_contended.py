@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """lock_contended's own lines and what the tools make of them, without
-booting: tools/bench_contended.py reads a boot's repetition lines (real
-lines from a Xen PV overcommit run) and refuses a console whose lines do
-not match the result's repetition count or the kernel's format (a mutant
+booting: tools/bench_contended.py reads a boot's detail lines (the figures
+of a Xen PV overcommit run) and refuses a console whose lines do not match
+the result's repetition count or lack a field or are not key=value (mutants
 of the line, the way an unrelated change to the kernel's kprintf would
 show); the runs of a configuration pool into one distribution, and the
 report's table and ratio say what those runs hold; tools/bench boots a
@@ -23,14 +23,14 @@ import bench_contended  # noqa: E402
 results = []
 
 CONSOLE = """\
-bench: lock_contended: rep 1: 2152 instructions per acquisition, 10098 acquisitions, \
-31 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
-bench: lock_contended: rep 2: 1772 instructions per acquisition, 12154 acquisitions, \
-30 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
-bench: lock_contended: rep 3: 1005 instructions per acquisition, 20512 acquisitions, \
-21 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
-bench: lock_contended: 4 threads on 4 CPUs, inline ticket lock: mean 1423 instructions per \
-acquisition (waiting 3300), 82 waits of 50000 or more, waiters blocked 0 times, kicked 0 times
+bench: detail=lock_contended rep=1 per_acq=2152 unit=instructions acquisitions=10098 \
+long_waits=31 long_wait=50000 blocked=0 kicked=0
+bench: detail=lock_contended rep=2 per_acq=1772 unit=instructions acquisitions=12154 \
+long_waits=30 long_wait=50000 blocked=0 kicked=0
+bench: detail=lock_contended rep=3 per_acq=1005 unit=instructions acquisitions=20512 \
+long_waits=21 long_wait=50000 blocked=0 kicked=0
+bench: detail=lock_contended threads=4 cpus=4 lock="inline ticket" mean=1423 unit=instructions \
+waiting=3300 long_waits=82 long_wait=50000 blocked=0 kicked=0
 bench: name=lock_contended config=xen-pv-patched+xen.mmu=batch+spinlock=off+smp4 iters=8000 \
 reps=3 min=1005.00 median=1772.00 unit=instructions
 """
@@ -63,13 +63,21 @@ def test_parse():
                                      kicked=0), run)
     check("parse: four repetitions expected, three printed: refused",
           bench_contended.parse(CONSOLE, 4) is None)
-    gap = CONSOLE.replace("rep 2:", "rep 5:")
+    gap = CONSOLE.replace("rep=2 ", "rep=5 ")
     check("parse: repetitions not numbered 1..n: refused", bench_contended.parse(gap, 3) is None)
-    mutant = CONSOLE.replace("31 waits of 50000 or more", "holders stopped 31 times")
+    renamed = CONSOLE.replace("long_waits=31 ", "stopped=31 ")
     res = [result()]
-    why = bench_contended.attach(res, mutant)
-    check("attach: a repetition line in another format is a problem, not a silent gap",
+    why = bench_contended.attach(res, renamed)
+    check("attach: a repetition line without a field is a problem, not a silent gap",
           why is not None and "do not parse" in why and "runs" not in res[0], why)
+    free = CONSOLE.replace("long_waits=31 ", "31 waits of 50000 or more, ")
+    res = [result()]
+    why = bench_contended.attach(res, free)
+    check("attach: a repetition line that is not key=value is a problem naming the line",
+          why is not None and "do not parse" in why and "31 waits of 50000" in why
+          and "runs" not in res[0], why)
+    nomean = "\n".join(line for line in CONSOLE.splitlines() if "mean=" not in line)
+    check("parse: no mean line: refused", bench_contended.parse(nomean, 3) is None)
     res = [result()]
     check("attach: the real lines become the result's one run",
           bench_contended.attach(res, CONSOLE) is None and len(res[0]["runs"]) == 1)

@@ -25,9 +25,15 @@ Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
 """
 
+import os
 import re
+import sys
 
 from write_barrier_model import summary_regex
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import bench_contended  # noqa: E402
+import result_lines  # noqa: E402
 
 PASS = r"^patchbay: PASS$"
 FAIL = r"^patchbay: FAIL "
@@ -658,6 +664,34 @@ CASES += [
     # never start, and the boot took 41 s instead of 1.7 s.
     sched_boot("smp-cpus-1", ["--smp", "4"], "smp.cpus=1", timeout=120,
                expect=[r"^smp: 1 CPU running$"]),
+]
+
+# lock_contended's lines, read as tools/bench reads them (tools/result_lines.py,
+# tools/bench_contended.py): a detail line per repetition and one of their
+# mean, then its result line, from two threads on two CPUs.
+def contended_lines(text):
+    try:
+        results = [r for r in result_lines.results(text) if r["name"] == "lock_contended"]
+        mean = [d for d in result_lines.details(text, "lock_contended") if "mean" in d]
+    except result_lines.ResultLineError as e:
+        return str(e)
+    if len(results) != 1 or "min" not in results[0]:
+        return "no lock_contended result line: %s" % results
+    r = results[0]
+    if (r["config"], r["reps"], r["unit"]) != ("native-patched+smp2", 3, "tsc_ticks"):
+        return "lock_contended's result line: %s" % r
+    why = bench_contended.attach(results, text)
+    if why:
+        return why
+    if [(m["threads"], m["cpus"], m["lock"]) for m in mean] != [(2, 2, "native ticket")]:
+        return "lock_contended's mean line: %s" % mean
+    return None
+
+
+CASES += [
+    dict(name="bench-contended", args=["--smp", "2"],
+         cmdline="bench=lock_contended bench.iters=500 bench.reps=3", check=contended_lines,
+         reject=CLEAN, last_line=PASS, status=0),
 ]
 
 # fault.cpu=1: a thread on the second CPU commits the fault, and the run

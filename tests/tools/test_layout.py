@@ -6,10 +6,15 @@ xen/pvh/ rows) is a .c file there. The backends mirror each other: every
 concern file of the native backend has a Xen twin of the same name, in
 xen/pv/ or, when both Xen backends share it, in xen/, except the concerns
 listed below with the reason; and every file of the PVH backend but its
-entry path is a twin of a native or PV file. Ends with "N passed, N failed"."""
+entry path is a twin of a native or PV file. Every .c file under the
+kernel's directories is built into the kernel (the Makefile's KERNEL_C): a
+program that is not kernel code, such as the benchmark program for Linux,
+lives in a directory of its own (linux-user/), where the kernel's checks
+do not count it as theirs. Ends with "N passed, N failed"."""
 
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,6 +39,28 @@ def layout_rows(readme):
     return {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)/` \| (.*) \|$", text, re.M)}
 
 
+def kernel_c():
+    """The Makefile's KERNEL_C, from make's database."""
+    p = subprocess.run(["make", "-s", "-p", "-q", "-C", ROOT, "__layout_nothing__"],
+                       capture_output=True, text=True)
+    m = re.search(r"^KERNEL_C := (.*)$", p.stdout, re.M)
+    return m.group(1).split() if m else []
+
+
+def check_kernel_dirs():
+    built = set(kernel_c())
+    check("the Makefile's KERNEL_C lists the kernel's C files", bool(built))
+    strays = []
+    for d in sorted({f.split("/")[0] for f in built}):
+        for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
+            strays += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in sorted(names)
+                       if n.endswith(".c")]
+    strays = [f for f in strays if f not in built]
+    check("every .c under the kernel's directories is built into the kernel", not strays,
+          "not in KERNEL_C: %s (a program that is not kernel code belongs outside the "
+          "kernel's directories)" % ", ".join(strays))
+
+
 def main():
     with open(os.path.join(ROOT, "README.md")) as f:
         rows = layout_rows(f.read())
@@ -55,6 +82,7 @@ def main():
         check(f"arch/x86/native/{f} has a twin xen/pv/{f} or xen/{f}", f in pv or f in xen)
     for f in sorted(pvh - set(PVH_ONLY)):
         check(f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}", f in native or f in pv)
+    check_kernel_dirs()
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

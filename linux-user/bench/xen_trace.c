@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/linux/linux_bench.h"
+#include "linux-user/bench/linux_bench.h"
 
 #define TRACING "/sys/kernel/tracing"
 

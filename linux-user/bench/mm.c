@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-#include "bench/linux/linux_bench.h"
+#include "linux-user/bench/linux_bench.h"
 #include "bench/loop.h"
 
 #define PAGE 4096UL

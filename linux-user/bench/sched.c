@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bench/linux/linux_bench.h"
+#include "linux-user/bench/linux_bench.h"
 #include "bench/loop.h"
 
 static const char *problem;

@@ -3,8 +3,8 @@
  * own benchmarks, where they mean the same thing, timed and reported the
  * same way (bench/loop.h, bench/stats.c), so the report can set both
  * kernels side by side. docs/benchmarks.md, "Linux, same ground". */
-#ifndef BENCH_LINUX_BENCH_H
-#define BENCH_LINUX_BENCH_H
+#ifndef LINUX_USER_BENCH_LINUX_BENCH_H
+#define LINUX_USER_BENCH_LINUX_BENCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -21,7 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "bench/linux/linux_bench.h"
+#include "linux-user/bench/linux_bench.h"
 #include "bench/loop.h"
 #include "bench/stats.h"
 
@@ -114,8 +114,7 @@ static uint64_t iters_for(uint64_t iters)
 
 static void print_result(const char *name, uint64_t n, struct bench_summary s)
 {
-    printf("bench: name=%s config=%s iters=%lu reps=%u min=%lu.%02lu median=%lu.%02lu unit=%s\n",
-           name, config, n, reps, s.min / 100, s.min % 100, s.median / 100, s.median % 100, unit);
+    printf(BENCH_RESULT_FORMAT, BENCH_RESULT_ARGS(name, config, n, reps, s, unit));
     fflush(stdout);
 }
 
@@ -145,7 +144,7 @@ static int run_one(const struct linux_bench *b, uint64_t overhead)
         why = b->check ? b->check() : 0;
     }
     if (why) {
-        printf("bench: name=%s config=%s failed=\"%s\"\n", b->name, config, why);
+        printf(BENCH_FAILED_FORMAT, b->name, config, why);
         return 1;
     }
     print_result(b->name, n, s);
@@ -163,8 +162,8 @@ int main(int argc, char **argv)
     set_up();
     find_config();
     uname(&u);
-    printf("linux-bench: Linux %s %s, config %s, %u repetitions each%s\n", u.release, u.version,
-           config, reps, quick ? ", quick" : "");
+    printf("linux-bench: release=%s version=\"%s\" config=%s reps=%u quick=%s\n", u.release,
+           u.version, config, reps, quick ? "yes" : "no");
     overhead = loop_overhead();
     for (unsigned i = 0; i < mm_bench_count; i++)
         failed += run_one(&mm_benches[i], overhead);

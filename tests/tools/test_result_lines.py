@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""tools/result_lines.py, the one reader of result lines, without booting:
+it types what it reads (whole numbers, decimals, quoted strings that stay
+strings), picks the lines of one tag and first key out of a console and
+leaves the free-text lines of the same tag alone, and refuses, naming the
+line, one that is not key=value fields (free text, a doubled space, an
+empty value, a key twice). Then every printf format in the tree that
+starts a result line is filled in with sample values and must parse: a
+field written as free text fails here, not in a benchmark run. Ends with
+"N passed, N failed"."""
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import result_lines  # noqa: E402
+
+# The starts of the lines result_lines reads, as tools/ asks for them.
+STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=")
+C_DIRS = ["arch", "bench", "kernel", "linux-user", "mm", "pv", "xen"]
+STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+ADJACENT = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
+CONVERSION = re.compile(r"%[-0-9.]*(?:l|ll|z)?([dusxc])")
+SAMPLE = {"d": "7", "u": "7", "s": "word", "x": "1f", "c": "c"}
+
+CONSOLE = """\
+cmdline: "bench=lock_contended bench.reps=2"
+bench: 1 selected, config native-patched+smp2, 2 repetitions each
+bench: unknown benchmark 'bogus' (known: all, irq)
+bench: detail=lock_contended rep=1 per_acq=480 unit=instructions acquisitions=1000\r
+bench: detail=lock_contended threads=2 cpus=2 lock="native ticket" mean=480 unit=instructions
+bench: detail=other rep=1 per_acq=1
+bench: name=loop_overhead config=native-patched+smp2 iters=100000 reps=2 min=3.00 median=3.00 \
+unit=instructions
+bench: name=lock_contended config=native-patched+smp2 iters=500 reps=2 min=480.18 \
+median=480.18 unit=instructions
+bench: name=xen_hypercall config=native-patched+smp2 skipped="runs on xen only"
+mmstats: ptes=12 hypercalls=0 mc_entries_mean=0.00
+patchbay: PASS
+"""
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
+
+
+def refused(line, why):
+    """records() raises ResultLineError for a console with the line,
+    naming the line and why."""
+    try:
+        got = result_lines.records(CONSOLE + line + "\n", "bench", "name")
+    except result_lines.ResultLineError as e:
+        return line in str(e) and why in str(e), str(e)
+    return False, "parsed as %s" % got
+
+
+def test_fields():
+    r = result_lines.fields('name=save_fl iters=100000 min=4.00 unit=tsc_ticks failed="3 of 7"')
+    check("fields: whole numbers, decimals, words and quoted strings",
+          r == dict(name="save_fl", iters=100000, min=4.0, unit="tsc_ticks", failed="3 of 7")
+          and type(r["iters"]) is int and type(r["min"]) is float, r)
+    check("fields: a quoted number stays a string", result_lines.fields('why="12"') == {"why": "12"})
+    check("fields: in the line's order",
+          list(result_lines.fields("b=1 a=2 c=x")) == ["b", "a", "c"])
+    check("fields: a version is a word, not a number",
+          result_lines.fields("release=6.1.0-28-amd64 v=1.2.3") == dict(release="6.1.0-28-amd64",
+                                                                        v="1.2.3"))
+
+
+def test_records():
+    found = result_lines.results(CONSOLE)
+    check("results: the name= lines only, in order, a trailing space or \\r ignored",
+          [r["name"] for r in found] == ["loop_overhead", "lock_contended", "xen_hypercall"]
+          and found[1]["min"] == 480.18 and found[2]["skipped"] == "runs on xen only", found)
+    mine = result_lines.details(CONSOLE, "lock_contended")
+    check("details: one benchmark's detail lines, not another's",
+          [d.get("rep") for d in mine] == [1, None] and mine[0]["acquisitions"] == 1000
+          and mine[1]["lock"] == "native ticket", mine)
+    stats = result_lines.records(CONSOLE, "mmstats")
+    check("records: every line of a tag, with no first key",
+          stats == [dict(ptes=12, hypercalls=0, mc_entries_mean=0.0)], stats)
+    check("records: none in a console without them", result_lines.results("patchbay: PASS\n") == [])
+
+
+def test_refused():
+    for name, line, why in [
+            ("free text after the fields",
+             "bench: name=x min=4.00 instructions per op", "no key=value at 'instructions"),
+            ("two spaces", "bench: name=x  min=4.00", "no key=value at ' min"),
+            ("an empty value", "bench: name=x unit= min=4.00", "no key=value at 'unit="),
+            ("a key twice", "bench: name=x min=1.00 min=2.00", "min given twice"),
+            ("an unclosed quote", 'bench: name=x failed="lost', "no key=value at 'failed"),
+            ("a quote inside a word", 'bench: name=x"y"', "no space after a value")]:
+        ok, detail = refused(line, why)
+        check("refused, naming the line: " + name, ok, detail)
+
+
+def c_files():
+    for d in C_DIRS:
+        for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
+            for n in sorted(names):
+                if n.endswith((".c", ".h")):
+                    yield os.path.join(dirpath, n)
+
+
+def formats():
+    """Every string literal (adjacent ones joined, a macro's across its
+    backslashes) in the tree's C that starts a result line: (where, text)."""
+    for path in c_files():
+        with open(path) as f:
+            source = f.read().replace("\\\n", " ")
+        for m in ADJACENT.finditer(source):
+            text = "".join(STRING.findall(m.group(0)))
+            text = text.replace('\\"', '"').replace("\\n", "\n")
+            if text.startswith(STARTS):
+                line = source.count("\n", 0, m.start()) + 1
+                yield "%s:%d" % (os.path.relpath(path, ROOT), line), text
+
+
+def filled(text):
+    """A format with each conversion replaced by a sample value."""
+    return CONVERSION.sub(lambda m: SAMPLE[m.group(1)], text).rstrip("\n")
+
+
+def test_printers():
+    seen = []
+    for where, text in formats():
+        line = filled(text)
+        tag = line.split(": ", 1)[0]
+        try:
+            result_lines.records(line, tag)
+            seen.append(line.split("=", 1)[0])
+            check("%s prints a result line: %s" % (where, line.split(" ", 2)[1]), True)
+        except result_lines.ResultLineError as e:
+            check("%s prints a result line" % where, False, e)
+    for start in STARTS:
+        check("the tree prints %s... lines" % start,
+              any(s.startswith(start.split("=")[0]) for s in seen), seen)
+
+
+test_fields()
+test_records()
+test_refused()
+test_printers()
+print("%d passed, %d failed" % (results.count(True), results.count(False)))
+sys.exit(0 if all(results) else 1)
