@@ -51,6 +51,7 @@ static const char *option_value(const struct option *o, char *buf, size_t size)
     case OPT_ENUM:
         return o->choices[*(const int *)o->value];
     case OPT_STRING:
+    case OPT_LIST:
         return (const char *)o->value;
     }
     return "";

@@ -14,6 +14,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/printf.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "pv/ops.h"
@@ -22,9 +23,31 @@
 #define REPS_MAX 99
 #define LOOP_OVERHEAD_ITERS 100000
 
+/* Every registered benchmark, in the order they run; panics if there
+ * are more than max. */
+static size_t bench_ordered(const struct bench *out[], size_t max)
+{
+    size_t count = (size_t)(__stop_benches - __start_benches);
+
+    if (count > max)
+        panic("bench: %zu benchmarks registered, room for %zu", count, max);
+    for (size_t i = 0; i < count; i++)
+        out[i] = &__start_benches[i];
+    bench_sort(out, count);
+    return count;
+}
+
+/* The words bench= takes, for the command-line parser. */
+static void each_bench_word(option_word_fn fn, void *ctx)
+{
+    const struct bench *table[BENCH_MAX];
+
+    bench_words(table, bench_ordered(table, BENCH_MAX), fn, ctx);
+}
+
 static char bench_list[256];
-OPTION_STRING(bench_list, "bench",
-              "benchmarks to run after the self-tests: NAME,..., a group, all");
+OPTION_LIST(bench_list, "bench", each_bench_word,
+            "benchmarks to run after the self-tests: NAME,..., a group, all");
 static uint64_t iters_override;
 OPTION_UINT(iters_override, "bench.iters", 0, 100000000, "ops per repetition; 0: each one's own");
 static uint64_t reps = 15;
@@ -88,19 +111,28 @@ static bool run_one(const struct bench *b, const char *config, uint64_t loop_ove
     return true;
 }
 
-/* Every registered benchmark, in the order they run; panics if there
- * are more than max. */
-static size_t bench_ordered(const struct bench *out[], size_t max)
+/* A run that asks for benchmarks measures at least one: a list of only
+ * another platform's would pass having measured nothing. The ones that
+ * cannot run here still say so, on their skipped line, beside the rest. */
+static const char *some_benchmark_runs_here(void)
 {
-    size_t count = (size_t)(__stop_benches - __start_benches);
+    static char why[sizeof(bench_list) + 64];
+    const struct bench *table[BENCH_MAX];
+    bool chosen[BENCH_MAX] = {false};
+    size_t count;
 
-    if (count > max)
-        panic("bench: %zu benchmarks registered, room for %zu", count, max);
+    if (!bench_list[0])
+        return NULL;
+    count = bench_ordered(table, BENCH_MAX);
+    bench_select(bench_list, table, count, chosen);
     for (size_t i = 0; i < count; i++)
-        out[i] = &__start_benches[i];
-    bench_sort(out, count);
-    return count;
+        if (chosen[i] && !bench_unmet(table[i]->needs, pv_info.caps))
+            return NULL;
+    ksnprintf(why, sizeof(why), "bench=%s selects no benchmark that runs on %s", bench_list,
+              pv_info.name);
+    return why;
 }
+OPTION_CHECK(some_benchmark_runs_here);
 
 static bool any_subtracts_loop(const struct bench *const table[], size_t count, const bool chosen[])
 {

@@ -1,13 +1,11 @@
 /* Parsing bench=: a comma-separated list of benchmark names, group names
- * and "all". The command-line parser checks enum options itself; for a
- * list it cannot, so this reports unknown words in the same style. */
+ * and "all". The words are this file's to say (bench_words), so that the
+ * command-line parser checks every word against them before anything
+ * runs, and reports an unknown one as it does an unknown option. */
 #include "bench/select.h"
 
 #include "bench/bench.h"
-#include "kernel/console.h"
 #include "kernel/string.h"
-
-#define WORD_MAX 48
 
 static bool word_is(const char *word, size_t len, const char *name)
 {
@@ -30,15 +28,6 @@ static bool mark(const char *word, size_t len, const struct bench *const table[]
     return found;
 }
 
-static size_t word_len(const char *s)
-{
-    size_t n = 0;
-
-    while (s[n] && s[n] != ',')
-        n++;
-    return n;
-}
-
 static bool group_listed_before(const struct bench *const table[], size_t i)
 {
     for (size_t j = 0; j < i; j++)
@@ -47,32 +36,28 @@ static bool group_listed_before(const struct bench *const table[], size_t i)
     return false;
 }
 
-static void report_unknown(const char *word, size_t len, const struct bench *const table[],
-                           size_t count)
+void bench_words(const struct bench *const table[], size_t count, option_word_fn fn, void *ctx)
 {
-    kprintf("bench: unknown benchmark '%.*s' (known: all", (int)(len > WORD_MAX ? WORD_MAX : len),
-            word);
+    fn("all", ctx);
     for (size_t i = 0; i < count; i++)
         if (!group_listed_before(table, i))
-            kprintf(", %s", table[i]->group->name);
+            fn(table[i]->group->name, ctx);
     for (size_t i = 0; i < count; i++)
-        kprintf(", %s", table[i]->name);
-    kprintf(")\n");
+        fn(table[i]->name, ctx);
 }
 
 int bench_select(const char *list, const struct bench *const table[], size_t count, bool chosen[])
 {
     int unknown = 0;
 
-    while (*list) {
-        size_t len = word_len(list);
-        if (len > 0 && !mark(list, len, table, count, chosen)) {
-            report_unknown(list, len, table, count);
+    for (;;) {
+        size_t len = 0;
+        while (list[len] && list[len] != ',')
+            len++;
+        if (!mark(list, len, table, count, chosen))
             unknown++;
-        }
-        list += len;
-        if (*list == ',')
-            list++;
+        if (!list[len])
+            return unknown;
+        list += len + 1;
     }
-    return unknown;
 }

@@ -135,7 +135,9 @@ build_boot_page_tables:
 
 ; Prints the run's verdict, "patchbay: FAIL " and the NUL-terminated
 ; reason at esi, on COM1 and ends the run with failure status 1.  Used only
-; before C can run, so the verdict line is the only line.
+; before C can run, so the verdict line is the only line of ours; it starts
+; with a newline of its own, as the loader may have left the cursor
+; anywhere (GRUB ends its lines "\n\r", which put a \r before it).
 global early_fail
 early_fail:
     mov dx, COM1
@@ -166,7 +168,7 @@ early_fail:
     jmp .halt
 
 section .rodata
-msg_verdict: db "patchbay: FAIL ", 0
+msg_verdict: db 10, "patchbay: FAIL ", 0
 msg_no_long_mode: db "this CPU has no long mode; patchbay needs x86-64", 0
 
 section .boot.data progbits alloc write noexec align=8

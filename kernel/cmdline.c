@@ -91,6 +91,27 @@ static void line_send(struct line *l, struct reporter *r)
     r->problems++;
 }
 
+struct word_lister {
+    struct line *l;
+    bool first;
+};
+
+static void line_add_word(const char *word, void *ctx)
+{
+    struct word_lister *w = ctx;
+
+    line_add(w->l, "%s%s", w->first ? "" : ", ", word);
+    w->first = false;
+}
+
+/* The words an OPT_LIST takes, comma-separated, as its owner orders them. */
+static void line_add_words(struct line *l, const struct option *opt)
+{
+    struct word_lister w = {.l = l, .first = true};
+
+    opt->words(line_add_word, &w);
+}
+
 static void line_add_accepted(struct line *l, const struct option *opt)
 {
     switch (opt->type) {
@@ -107,6 +128,10 @@ static void line_add_accepted(struct line *l, const struct option *opt)
     case OPT_STRING:
         line_add(l, "text up to %zu chars", opt->size ? opt->size - 1 : 0);
         break;
+    case OPT_LIST:
+        line_add(l, "up to %zu chars of NAME,NAME... from ", opt->size ? opt->size - 1 : 0);
+        line_add_words(l, opt);
+        break;
     }
 }
 
@@ -121,6 +146,18 @@ static void report_unknown(struct reporter *r, struct slice key, const struct op
     for (size_t i = 0; i < nopts; i++)
         line_add(&l, "%s%s", i ? ", " : "", opts[i].key);
     line_add(&l, "%s)", nopts ? "" : "none");
+    line_send(&l, r);
+}
+
+static void report_unknown_word(struct reporter *r, const struct option *opt, struct slice word)
+{
+    struct line l = {.len = 0, .truncated = false};
+
+    line_add(&l, "cmdline: unknown name '");
+    line_add_slice(&l, word);
+    line_add(&l, "' in %s (known: ", opt->key);
+    line_add_words(&l, opt);
+    line_add(&l, ")");
     line_send(&l, r);
 }
 
@@ -151,6 +188,14 @@ static void report_not_here(struct reporter *r, const struct option *opt)
     struct line l = {.len = 0, .truncated = false};
 
     line_add(&l, "cmdline: option %s does not apply to this platform", opt->key);
+    line_send(&l, r);
+}
+
+static void report_check(struct reporter *r, const char *problem)
+{
+    struct line l = {.len = 0, .truncated = false};
+
+    line_add(&l, "cmdline: %s", problem);
     line_send(&l, r);
 }
 
@@ -256,6 +301,54 @@ static bool parse_enum(struct slice s, const char *const *choices, int *out)
     return false;
 }
 
+struct word_match {
+    struct slice word;
+    bool found;
+};
+
+static void match_word(const char *word, void *ctx)
+{
+    struct word_match *m = ctx;
+
+    m->found = m->found || slice_equals(m->word, word);
+}
+
+/* Reports each word of value that opt does not take; returns how many. An
+ * empty word (bench=, bench=a,,b) takes nothing either. */
+static int check_list(struct reporter *r, const struct option *opt, struct slice value)
+{
+    int unknown = 0;
+    size_t start = 0;
+
+    for (size_t i = 0; i <= value.len; i++) {
+        if (i < value.len && value.p[i] != ',')
+            continue;
+        struct word_match m = {.word = {value.p + start, i - start}, .found = false};
+        opt->words(match_word, &m);
+        if (!m.found) {
+            report_unknown_word(r, opt, m.word);
+            unknown++;
+        }
+        start = i + 1;
+    }
+    return unknown;
+}
+
+static void store_text(const struct option *opt, struct slice value)
+{
+    memcpy(opt->value, value.p, value.len);
+    ((char *)opt->value)[value.len] = '\0';
+}
+
+/* A list is stored only when every word in it is one it takes. */
+static void set_list(struct reporter *r, const struct option *opt, struct slice value)
+{
+    if (value.len >= opt->size)
+        report_bad_value(r, opt, value);
+    else if (check_list(r, opt, value) == 0)
+        store_text(opt, value);
+}
+
 /* Stores nothing unless the whole value is good. */
 static bool set_option(const struct option *opt, struct slice value)
 {
@@ -282,9 +375,10 @@ static bool set_option(const struct option *opt, struct slice value)
     case OPT_STRING:
         if (value.len >= opt->size)
             return false;
-        memcpy(opt->value, value.p, value.len);
-        ((char *)opt->value)[value.len] = '\0';
+        store_text(opt, value);
         return true;
+    case OPT_LIST:
+        break;
     }
     return false;
 }
@@ -329,6 +423,8 @@ static void handle_token(struct reporter *r, struct slice token, const struct op
         *(bool *)opt->value = true;
     else if (!has_value)
         report_needs_value(r, opt);
+    else if (opt->type == OPT_LIST)
+        set_list(r, opt, value);
     else if (!set_option(opt, value))
         report_bad_value(r, opt, value);
 }
@@ -361,5 +457,18 @@ int cmdline_parse(const char *cmdline, const struct option *opts, size_t nopts, 
 
     while (next_token(&cursor, &token))
         handle_token(&r, token, opts, nopts);
+    return r.problems;
+}
+
+int cmdline_check(const struct option_check *checks, size_t nchecks, cmdline_report_fn report,
+                  void *ctx)
+{
+    struct reporter r = {.report = report, .ctx = ctx, .problems = 0, .caps = 0};
+
+    for (size_t i = 0; i < nchecks; i++) {
+        const char *problem = checks[i].check();
+        if (problem)
+            report_check(&r, problem);
+    }
     return r.problems;
 }

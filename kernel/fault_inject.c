@@ -12,10 +12,12 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
+#include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/thread.h"
 #include "kernel/time.h"
+#include "kernel/write_barrier.h"
 #include "arch/x86/cpu.h"
 #include "pv/irq.h"
 
@@ -94,14 +96,42 @@ static void announce(void)
                 cpu_index());
 }
 
+static bool in_workload(int kind)
+{
+    return kind == FAULT_WL_MUTATOR || kind == FAULT_WL_HANDLER;
+}
+
+/* A workload fault happens only where the workload runs. */
+static const char *workload_fault_needs_wl(void)
+{
+    static char why[96];
+
+    if (!in_workload(fault_kind) || write_barrier_wanted())
+        return NULL;
+    ksnprintf(why, sizeof(why), "fault=%s is a fault inside the workload: it needs wl=on",
+              fault_choices[fault_kind]);
+    return why;
+}
+OPTION_CHECK(workload_fault_needs_wl);
+
 /* fault.cpu= places only a fault the seeking thread commits itself: the
  * others happen in whatever thread reaches their code, on any CPU. */
-static __attribute__((noreturn)) void refuse_unplaceable(void)
+static const char *fault_cpu_places_the_fault(void)
 {
-    kprintf("fault: fault.cpu= cannot place a %s fault, only pf|ud|gp|de|stack|guard|cli\n",
-            fault_choices[fault_kind]);
-    kernel_exit(EXIT_FAILURE, "fault.cpu= cannot place this fault");
+    static char why[96];
+
+    if (fault_cpu == FAULT_ANY_CPU)
+        return NULL;
+    if (fault_kind == FAULT_NONE)
+        return "fault.cpu= places the fault fault= names, and it names none";
+    if (!in_workload(fault_kind) && fault_kind != FAULT_THREAD_STACK && fault_kind != FAULT_CANARY)
+        return NULL;
+    ksnprintf(why, sizeof(why),
+              "fault.cpu= cannot place a %s fault, only pf|ud|gp|de|stack|guard|cli",
+              fault_choices[fault_kind]);
+    return why;
 }
+OPTION_CHECK(fault_cpu_places_the_fault);
 
 /* Every mutator passes the point, so only the first commits the fault:
  * two announcing at once, one preempted mid-line, garbled the line. */
@@ -114,8 +144,6 @@ void fault_inject_point(enum fault_point point)
         (point == FAULT_IN_WRITE_HANDLER && fault_kind == FAULT_WL_HANDLER)) {
         if (__atomic_exchange_n(&claimed, true, __ATOMIC_ACQ_REL))
             return;
-        if (fault_cpu != FAULT_ANY_CPU)
-            refuse_unplaceable();
         announce();
         *unmapped = 1;
     }
@@ -198,7 +226,7 @@ static __attribute__((noreturn)) void commit_on_chosen_cpu(void)
     if (fault_cpu >= online) {
         kprintf("fault: fault.cpu=%lu, but only %u CPU%s online\n", fault_cpu, online,
                 online == 1 ? " is" : "s are");
-        kernel_exit(EXIT_FAILURE, "fault.cpu= names no CPU online");
+        kernel_exit(EXIT_CMDLINE, "cmdline: fault.cpu= names no CPU online");
     }
     seek_deadline_ns = time_now_ns() + SEEK_TIMEOUT_NS;
     while (started < online &&
@@ -215,16 +243,14 @@ void fault_inject_run(void)
 {
     if (fault_kind == FAULT_NONE)
         return;
-    if (fault_kind == FAULT_WL_MUTATOR || fault_kind == FAULT_WL_HANDLER) {
-        kprintf("fault: %s is a fault inside the workload, which did not run (add wl=on)\n",
+    /* The workload ran (workload_fault_needs_wl) and went past it. */
+    if (in_workload(fault_kind)) {
+        kprintf("fault: the workload never reached the %s fault point\n",
                 fault_choices[fault_kind]);
         kernel_exit(EXIT_FAILURE, "the chosen fault point was never reached");
     }
-    if (fault_cpu != FAULT_ANY_CPU) {
-        if (fault_kind == FAULT_THREAD_STACK || fault_kind == FAULT_CANARY)
-            refuse_unplaceable();
+    if (fault_cpu != FAULT_ANY_CPU)
         commit_on_chosen_cpu();
-    }
     announce();
     commit();
     did_not_trap();

@@ -47,6 +47,20 @@ static int mutant;
 OPTION_ENUM(mutant, "lifecycle.mutant", mutant_names,
             "test only: ignore suspend requests (deaf), or break the resume");
 
+/* A mutant breaks a run lifecycle= asks for; stale-frame keeps a machine
+ * frame, which only a PV guest has. */
+static const char *mutant_has_a_run_to_break(void)
+{
+    if (mutant == LIFECYCLE_SOUND)
+        return NULL;
+    if (resumes_wanted == 0)
+        return "lifecycle.mutant= breaks the resumes lifecycle= asks for, and it asks for none";
+    if (mutant == LIFECYCLE_STALE_FRAME && !(pv_info.caps & PV_CAP_XEN_PV))
+        return "lifecycle.mutant=stale-frame needs a PV guest: no other keeps a machine frame";
+    return NULL;
+}
+OPTION_CHECK(mutant_has_a_run_to_break);
+
 extern const struct pv_site __pv_sites_start[], __pv_sites_end[];
 
 struct counter {
@@ -224,13 +238,10 @@ void lifecycle_start(void)
 
     if (resumes_wanted == 0)
         return;
-    if (mutant == LIFECYCLE_STALE_FRAME && !(pv_info.caps & PV_CAP_XEN_PV))
-        kernel_exit(EXIT_FAILURE, "cmdline: lifecycle.mutant=stale-frame needs a PV guest: "
-                                  "no other keeps a machine frame");
     err = pv_machine_ops.lifecycle_start();
     if (err) {
         kprintf("lifecycle: %s\n", err);
-        kernel_exit(EXIT_FAILURE, "cmdline: lifecycle= needs a toolstack that can save this "
+        kernel_exit(EXIT_CMDLINE, "cmdline: lifecycle= needs a toolstack that can save this "
                                   "domain, a Xen domU's");
     }
     domains[0] = pv_machine_ops.domain_id();

@@ -36,23 +36,35 @@ static void report_option_error(const char *line, void *ctx)
         ksnprintf(first, OPTION_VERDICT_MAX, "%.*s", len, line);
 }
 
-/* An option the run cannot honour ends it: a mistyped key or value, or
- * one for another platform, would otherwise pass as some other experiment. */
+/* An option the run cannot honour ends it, with every problem listed: a
+ * mistyped key, value or benchmark name, options at odds with each other,
+ * one for another platform, or a line cut short would otherwise pass as
+ * some other experiment. */
 static void options_init(const struct boot_info *bi)
 {
-    static char shown[4 * BOOT_CMDLINE_MAX], first[OPTION_VERDICT_MAX];
-    int problems;
+    static char shown[4 * BOOT_CMDLINE_MAX], first[OPTION_VERDICT_MAX], cut[OPTION_VERDICT_MAX];
+    int problems = 0;
 
     cmdline_escape(shown, sizeof(shown), bi->cmdline, strlen(bi->cmdline));
     kprintf("cmdline: \"%s\"%s\n", shown, bi->cmdline_truncated ? " (truncated)" : "");
-    problems =
+    if (bi->cmdline_truncated) {
+        ksnprintf(cut, sizeof(cut),
+                  "cmdline: the line fills the %d bytes read: anything past them is lost",
+                  BOOT_CMDLINE_MAX - 1);
+        report_option_error(cut, first);
+        problems++;
+    }
+    problems +=
         cmdline_parse(bi->cmdline, __start_options, (size_t)(__stop_options - __start_options),
                       pv_info.caps, report_option_error, first);
+    problems +=
+        cmdline_check(__start_option_checks, (size_t)(__stop_option_checks - __start_option_checks),
+                      report_option_error, first);
     if (problems == 1)
-        kernel_exit(EXIT_FAILURE, first);
+        kernel_exit(EXIT_CMDLINE, first);
     if (problems > 1) {
         ksnprintf(first, sizeof(first), "cmdline: %d problems, each above", problems);
-        kernel_exit(EXIT_FAILURE, first);
+        kernel_exit(EXIT_CMDLINE, first);
     }
 }
 

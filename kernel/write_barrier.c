@@ -245,13 +245,18 @@ static void print_summary(uint64_t cycles, uint64_t faults, uint64_t total,
     kprintf("%s\n", line);
 }
 
+bool write_barrier_wanted(void)
+{
+    return wl_choice != 0;
+}
+
 void write_barrier_run(void)
 {
     struct phase_ticks t = {0};
     uint64_t faults = 0, total = 0, cycles;
     struct mm_stats s;
 
-    if (wl_choice == 0)
+    if (!write_barrier_wanted())
         return;
     map_heap();
     mm_stats_reset(); /* the counters cover the cycles, not the set-up */

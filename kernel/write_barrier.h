@@ -1,12 +1,16 @@
 #ifndef KERNEL_WRITE_BARRIER_H
 #define KERNEL_WRITE_BARRIER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* wl=on: runs the write-barrier workload (kernel/write_barrier.c) and
  * prints its summary and the mm counters; panics if a check fails.
  * Returns at once without wl=on. Call from thread context. */
 void write_barrier_run(void);
+
+/* Whether the command line asks for the workload (wl=on). */
+bool write_barrier_wanted(void);
 
 /* How many cycles write_barrier_run has finished, and the clock's ns
  * they took, so far: a lifecycle step's cost to the workload. */

@@ -117,8 +117,10 @@ void mm_tlb_test(void)
 
     if (mode == TLBTEST_OFF)
         return;
-    if (smp_cpus_online() < 2)
-        panic("mm: tlbtest needs at least 2 CPUs running (tools/run --smp 2)");
+    if (smp_cpus_online() < 2) {
+        kprintf("mm: tlbtest needs at least 2 CPUs running (tools/run --smp 2)\n");
+        kernel_exit(EXIT_CMDLINE, "cmdline: mm.tlbtest= needs a second CPU");
+    }
     tlb_skip_shootdowns(mode == TLBTEST_SKIP_SHOOTDOWN);
     t.page = vm_map(PAGE_SIZE, VM_READ | VM_WRITE, on_write_fault, NULL);
     if (!t.page || !(w = thread_create("tlbtest", writer, NULL)))

@@ -1,6 +1,7 @@
 """What tools/run's doors share: the tree's paths, QEMU, the exit statuses
-of outcomes the kernel cannot report itself, the verdict line, and the
-console a run's output goes to.
+of outcomes the kernel cannot report itself (and the one of its own the
+tools name, read from kernel/exit.h), the verdict line, and the console a
+run's output goes to.
 
 tools/run is the entry point (its arguments, the QEMU loop, the outcome);
 each door's own pieces live beside it: run_iso.py (GRUB), run_xen.py (Xen
@@ -15,6 +16,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = "qemu-system-x86_64"
 DEBUG_EXIT_PORT = 0xF4
 
+
+def kernel_status(name):
+    """The exit status kernel/exit.h defines as name: its one source."""
+    with open(os.path.join(ROOT, "kernel", "exit.h")) as f:
+        m = re.search(r"^#define %s (\d+)$" % name, f.read(), re.MULTILINE)
+    if not m:
+        raise RuntimeError("kernel/exit.h defines no %s" % name)
+    return int(m.group(1))
+
+
+# The kernel's status for a command line it cannot honour.
+STATUS_CMDLINE = kernel_status("EXIT_CMDLINE")
 # Exit statuses of outcomes the kernel cannot report itself.
 KERNEL_STATUS_MAX = 97   # kernel statuses are capped here: 98 and 99 stay tools/run's
 STATUS_NOT_STARTED = 98  # Xen refused the CPU, GRUB stopped: the kernel never ran

@@ -7,7 +7,10 @@ Each case boots the image under QEMU with `tools/run --quiet --log FILE`;
 the console goes to build/test-logs/NAME.log and is checked against the
 case's expectations. Every case's console must hold exactly one verdict
 line (`patchbay: PASS` or `patchbay: FAIL ...`) unless the case says how
-many (`verdicts`). Prints one PASS/FAIL line per case and a final
+many (`verdicts`), and each verdict line must start at column 0 in the
+console's raw bytes: nothing (a carriage return, an escape sequence)
+before it on its line, so that anything reading the console for
+^patchbay: finds it. Prints one PASS/FAIL line per case and a final
 "N passed, N failed" line; exits 1 if any case failed.
 """
 
@@ -24,15 +27,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RUN = os.path.join(ROOT, "tools", "run")
 
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 from cases import CASES  # noqa: E402
+from run_common import STATUS_CMDLINE  # noqa: E402
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
           "check", "verdicts", "stderr"}
 DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
                 timeout=60, check=None, verdicts=1, stderr=[])
-# The one line that ends every run, the kernel's or tools/run's.
+# The one line that ends every run, the kernel's or tools/run's; in the
+# raw console, a verdict wherever it is on its line.
 VERDICT = re.compile(r"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
+RAW_VERDICT = re.compile(rb"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
+ANY_VERDICT = re.compile(rb"patchbay: (PASS|FAIL)\b")
+# The kernel's verdict on a command line it cannot honour, which goes with
+# its status EXIT_CMDLINE and no other.
+CMDLINE_VERDICT = re.compile(r"^patchbay: FAIL cmdline: ", re.MULTILINE)
 # Statuses tools/run gives for a failure the kernel could not report itself
 # (tools/run --help): 98 the boot stopped before the kernel, 99 Xen ended it,
 # 102 a domU stopped without leaving a status or a verdict.
@@ -58,8 +70,9 @@ def normalise(case):
         raise ValueError("case %s: unknown fields %s" % (case["name"], sorted(unknown)))
     c = dict(DEFAULTS)
     c.update(case)
-    if c["status"] not in ("fail", "failed") and not isinstance(c["status"], int):
-        raise ValueError("case %s: status must be an int, 'fail' or 'failed'" % c["name"])
+    if c["status"] not in ("fail", "failed", "cmdline") and not isinstance(c["status"], int):
+        raise ValueError("case %s: status must be an int, 'fail', 'failed' or 'cmdline'"
+                         % c["name"])
     if not isinstance(c["verdicts"], int) or c["verdicts"] < 0:
         raise ValueError("case %s: verdicts must be a count" % c["name"])
     if c["check"] is not None and not callable(c["check"]):
@@ -85,6 +98,8 @@ def console_text(raw):
 def status_ok(want, got):
     if want in ("fail", "failed"):
         return 1 <= got <= 100
+    if want == "cmdline":
+        return got == STATUS_CMDLINE
     return got == want
 
 
@@ -105,18 +120,30 @@ def describe_status(got):
         return "status 104 (a step of the domU's lifecycle plan failed)"
     if got == 0:
         return "clean exit"
+    if got == STATUS_CMDLINE:
+        return "status %d (a command line the kernel cannot honour)" % got
     return "status %d" % got
 
 
-def check(case, status, text, stderr):
+def verdicts_off_column_0(raw):
+    """The raw console's verdict lines that do not start their line: what
+    precedes each on its line, with the verdict's start. A terminal would
+    show them at column 0 (after a \\r, say), but ^patchbay: misses them."""
+    return [raw[raw.rfind(b"\n", 0, m.start()) + 1:m.start() + 14]
+            for m in ANY_VERDICT.finditer(raw)
+            if m.start() > 0 and raw[m.start() - 1:m.start()] != b"\n"]
+
+
+def check(case, status, text, stderr, raw):
     """A list of reasons why the case failed (empty if it passed)."""
     reasons = []
     want = case["status"]
     if not status_ok(want, status):
         wanted = {"fail": "a kernel failure (1..100)",
-                  "failed": "a failure with a verdict (1..100)"}.get(want) or "status %d" % want
+                  "failed": "a failure with a verdict (1..100)",
+                  "cmdline": describe_status(STATUS_CMDLINE)}.get(want) or "status %d" % want
         reasons.append("expected %s, got %s" % (wanted, describe_status(status)))
-    elif want == "fail" and "run: kernel failed with status" not in stderr:
+    elif want in ("fail", "cmdline") and "run: kernel failed with status" not in stderr:
         reasons.append("status %d did not come from a kernel exit" % status)
     elif (want == "failed" and "run: kernel failed with status" not in stderr
           and status not in TOOL_VERDICT_STATUSES):
@@ -127,6 +154,14 @@ def check(case, status, text, stderr):
         reasons.append("expected %d verdict line%s, found %d"
                        % (case["verdicts"], "" if case["verdicts"] == 1 else "s",
                           len(verdicts)))
+    refused = CMDLINE_VERDICT.search(text) is not None
+    if refused != (status == STATUS_CMDLINE):
+        reasons.append("a 'cmdline:' verdict goes with status %d and no other: %s, %s"
+                       % (STATUS_CMDLINE, "such a verdict" if refused else "no such verdict",
+                          describe_status(status)))
+    if len(RAW_VERDICT.findall(raw)) != len(verdicts):
+        reasons.append("a verdict line does not start at column 0 in the raw console: %s"
+                       % ", ".join(repr(v) for v in verdicts_off_column_0(raw)))
     for rx in case["stderr"]:
         if not re.search(rx, stderr, re.MULTILINE):
             reasons.append("expected /%s/ not found in tools/run's stderr" % rx)
@@ -174,7 +209,7 @@ def run_case(case, image, logdir):
         with open(log, "rb") as f:
             raw = f.read()
     text = console_text(raw)
-    return check(case, status, text, stderr), elapsed, text, stderr
+    return check(case, status, text, stderr, raw), elapsed, text, stderr
 
 
 def runs_alone(case):

@@ -1,7 +1,8 @@
 /* kernel/cmdline.c: cmdline_parse over options of every type, with the
  * whole table, one option and none (the "known:" list differs). Checks
  * that every problem line is bounded and terminated, the count matches the
- * lines, and no stored value is outside its option's range. Also
+ * lines, and no stored value is outside its option's range (a list holds
+ * only words it takes). Also
  * cmdline_escape, which shows the same bytes: bounded, terminated, and
  * undone by reading the escapes back. */
 #include <stdbool.h>
@@ -30,6 +31,19 @@ static struct {
     char buf[64];
     uint8_t guard[8];
 } s_long;
+static struct {
+    char buf[12];
+    uint8_t guard[4];
+} s_list;
+
+static const char *const list_words[] = {"all", "irq", "irq_off", "c"};
+#define NLIST_WORDS (sizeof(list_words) / sizeof(list_words[0]))
+
+static void each_list_word(option_word_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < NLIST_WORDS; i++)
+        fn(list_words[i], ctx);
+}
 
 static const char *const fault_words[] = {"none", "pf", "ud", "gp", NULL};
 static const char *const one_word[] = {"only", NULL};
@@ -63,6 +77,12 @@ static const struct option opts[] = {
      .value = s_long.buf,
      .size = sizeof(s_long.buf),
      .help = "h"},
+    {.key = "list",
+     .type = OPT_LIST,
+     .value = s_list.buf,
+     .size = sizeof(s_list.buf),
+     .words = each_list_word,
+     .help = "h"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -79,7 +99,9 @@ static void reset_values(void)
     memset(&s_empty, GUARD, sizeof(s_empty));
     memset(&s_name, GUARD, sizeof(s_name));
     memset(&s_long, GUARD, sizeof(s_long));
+    memset(&s_list, GUARD, sizeof(s_list));
     s_empty.buf[0] = s_name.buf[0] = s_long.buf[0] = '\0';
+    strcpy(s_list.buf, "all");
 }
 
 static int enum_count(const char *const *choices)
@@ -97,6 +119,27 @@ static bool guard_intact(const uint8_t *g, size_t n)
         if (g[i] != GUARD)
             return false;
     return true;
+}
+
+static bool is_list_word(const char *w, size_t len)
+{
+    for (size_t i = 0; i < NLIST_WORDS; i++)
+        if (strlen(list_words[i]) == len && memcmp(list_words[i], w, len) == 0)
+            return true;
+    return false;
+}
+
+/* Every comma-separated word of the stored list is one it takes. */
+static bool list_holds_only_its_words(const char *list)
+{
+    for (;;) {
+        size_t len = strcspn(list, ",");
+        if (!is_list_word(list, len))
+            return false;
+        if (!list[len])
+            return true;
+        list += len + 1;
+    }
 }
 
 static void check_values(void)
@@ -119,6 +162,9 @@ static void check_values(void)
     FUZZ_CHECK(guard_intact(s_empty.guard, sizeof(s_empty.guard)));
     FUZZ_CHECK(guard_intact(s_name.guard, sizeof(s_name.guard)));
     FUZZ_CHECK(guard_intact(s_long.guard, sizeof(s_long.guard)));
+    FUZZ_CHECK(memchr(s_list.buf, '\0', sizeof(s_list.buf)) != NULL);
+    FUZZ_CHECK(list_holds_only_its_words(s_list.buf));
+    FUZZ_CHECK(guard_intact(s_list.guard, sizeof(s_list.guard)));
 }
 
 static void check_line(const char *line, void *ctx)
@@ -198,10 +244,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     reset_values();
-    FUZZ_CHECK(cmdline_parse("pv.patch wl.pages=0x10 fault=ud mem=2G name=abc", opts, NOPTS, ~0u,
-                             check_line, &lines) == 0);
+    FUZZ_CHECK(cmdline_parse("pv.patch wl.pages=0x10 fault=ud mem=2G name=abc list=irq,c", opts,
+                             NOPTS, ~0u, check_line, &lines) == 0);
     FUZZ_CHECK(lines == 0 && flag_a && u_pages == 16 && e_fault == 2 && u_mem == 2ull << 30 &&
-               strcmp(s_name.buf, "abc") == 0);
+               strcmp(s_name.buf, "abc") == 0 && strcmp(s_list.buf, "irq,c") == 0);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* kernel/cmdline.c: every option type, the exact text of every problem
- * line, and the declaration macros' "options" section. */
+ * line, the checks between options, and the declaration macros' "options"
+ * and "option_checks" sections. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -35,8 +36,18 @@ static uint64_t pages;
 static int fault;
 static char name[8];
 static uint64_t big;
+static char benches[24];
 
 static const char *const fault_words[] = {"none", "pf", "ud", NULL};
+
+/* bench=-like: a few names, one a prefix of another. */
+static void bench_words(option_word_fn fn, void *ctx)
+{
+    static const char *const words[] = {"all", "irq", "irq_off", "calls"};
+
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        fn(words[i], ctx);
+}
 
 static const struct option test_options[] = {
     {.key = "pv.patch", .type = OPT_BOOL, .value = &patch, .help = "patch"},
@@ -44,8 +55,15 @@ static const struct option test_options[] = {
     {.key = "fault", .type = OPT_ENUM, .value = &fault, .choices = fault_words},
     {.key = "wl.name", .type = OPT_STRING, .value = name, .size = sizeof(name)},
     {.key = "big", .type = OPT_UINT, .value = &big, .min = 0, .max = UINT64_MAX},
+    {.key = "bench",
+     .type = OPT_LIST,
+     .value = benches,
+     .size = sizeof(benches),
+     .words = bench_words},
 };
 #define NOPTIONS (sizeof(test_options) / sizeof(test_options[0]))
+#define KNOWN " (known: pv.patch, wl.pages, fault, wl.name, big, bench)"
+#define BENCH_KNOWN " (known: all, irq, irq_off, calls)"
 
 static int reset(void **state)
 {
@@ -55,6 +73,7 @@ static int reset(void **state)
     fault = 0;
     strcpy(name, "dflt");
     big = 7;
+    strcpy(benches, "calls");
     memset(&reported, 0, sizeof(reported));
     return 0;
 }
@@ -85,6 +104,7 @@ static void expect_defaults(void)
     assert_int_equal(fault, 0);
     assert_string_equal(name, "dflt");
     assert_int_equal(big, 7);
+    assert_string_equal(benches, "calls");
 }
 
 static void test_empty_and_blank(void **state)
@@ -244,6 +264,61 @@ static void test_string_too_long(void **state)
     assert_string_equal(name, "dflt");
 }
 
+/* Names, in any order and repeated; a prefix of a name is not the name. */
+static void test_list(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("bench=irq"), 0);
+    assert_string_equal(benches, "irq");
+    assert_int_equal(parse("bench=irq_off,all,irq,irq"), 0);
+    assert_string_equal(benches, "irq_off,all,irq,irq");
+    assert_int_equal(parse("bench=irq_off,calls,irq,calls"), 0); /* 23 chars: exactly fits */
+    assert_string_equal(benches, "irq_off,calls,irq,calls");
+    assert_int_equal(reported.count, 0);
+}
+
+/* Every unknown word gets its line, and the list is not stored. */
+static void test_list_unknown_words(void **state)
+{
+    (void)state;
+    expect_one_problem("bench=irq,bogus", "cmdline: unknown name 'bogus' in bench" BENCH_KNOWN);
+    assert_string_equal(benches, "calls");
+    reset(NULL);
+    assert_int_equal(parse("bench=ir,irq,IRQ,irq_of"), 3);
+    assert_string_equal(reported.lines[0], "cmdline: unknown name 'ir' in bench" BENCH_KNOWN);
+    assert_string_equal(reported.lines[1], "cmdline: unknown name 'IRQ' in bench" BENCH_KNOWN);
+    assert_string_equal(reported.lines[2], "cmdline: unknown name 'irq_of' in bench" BENCH_KNOWN);
+    assert_string_equal(benches, "calls");
+}
+
+/* An empty list, or an empty word in one, names nothing either. */
+static void test_list_empty_words(void **state)
+{
+    (void)state;
+    expect_one_problem("bench=", "cmdline: unknown name '' in bench" BENCH_KNOWN);
+    expect_one_problem("bench=irq,", "cmdline: unknown name '' in bench" BENCH_KNOWN);
+    reset(NULL);
+    assert_int_equal(parse("bench=irq,,calls,"), 2);
+    assert_string_equal(benches, "calls");
+}
+
+/* Too long is one problem, however many words are unknown. */
+static void test_list_too_long(void **state)
+{
+    (void)state;
+    expect_one_problem("bench=irq,irq,irq,irq,irq,irq,x",
+                       "cmdline: bad value 'irq,irq,irq,irq,irq,irq,x' for bench (accepted: up "
+                       "to 23 chars of NAME,NAME... from all, irq, irq_off, calls)");
+    assert_string_equal(benches, "calls");
+}
+
+/* An unknown word is shown escaped, as a value is. */
+static void test_list_word_shown_escaped(void **state)
+{
+    (void)state;
+    expect_one_problem("bench=a\x1b'", "cmdline: unknown name 'a\\x1b\\'' in bench" BENCH_KNOWN);
+}
+
 static void test_needs_value(void **state)
 {
     (void)state;
@@ -253,12 +328,14 @@ static void test_needs_value(void **state)
                                 "(accepted: none|pf|ud)");
     expect_one_problem("wl.name", "cmdline: option wl.name needs a value "
                                   "(accepted: text up to 7 chars)");
+    expect_one_problem("bench", "cmdline: option bench needs a value (accepted: up to 23 chars "
+                                "of NAME,NAME... from all, irq, irq_off, calls)");
     expect_defaults();
 }
 
 static void test_unknown_option(void **state)
 {
-    static const char *const known = " (known: pv.patch, wl.pages, fault, wl.name, big)";
+    static const char *const known = KNOWN;
     char line[256];
 
     (void)state;
@@ -325,7 +402,7 @@ static void test_last_one_wins(void **state)
  * GRUB's file name, before the parser sees the line. */
 static void test_paths_are_options(void **state)
 {
-    static const char *const known = " (known: pv.patch, wl.pages, fault, wl.name, big)";
+    static const char *const known = KNOWN;
     char line[256];
 
     (void)state;
@@ -351,9 +428,7 @@ static void test_shown_escaped(void **state)
     /* Whole escapes only: no room for "\x1b" after "ab" in 6 bytes. */
     assert_int_equal(cmdline_escape(out, 6, "ab\x1b", 3), 2);
     assert_string_equal(out, "ab");
-    expect_one_problem("k\x1b=1",
-                       "cmdline: unknown option 'k\\x1b' (known: pv.patch, wl.pages, fault, "
-                       "wl.name, big)");
+    expect_one_problem("k\x1b=1", "cmdline: unknown option 'k\\x1b'" KNOWN);
 }
 
 /* A long unknown key is cut short, never the list of known options. */
@@ -365,8 +440,7 @@ static void test_long_key_keeps_known_list(void **state)
     memset(cmd, 'x', 100);
     strcpy(cmd + 100, "=1");
     assert_int_equal(parse(cmd), 1);
-    assert_non_null(
-        strstr(reported.lines[0], "...' (known: pv.patch, wl.pages, fault, wl.name, big)"));
+    assert_non_null(strstr(reported.lines[0], "...'" KNOWN));
 }
 
 static char long_text[5000];
@@ -385,9 +459,7 @@ static void test_long_unknown_key(void **state)
 
     (void)state;
     snprintf(cmdline, sizeof(cmdline), "%s=1 pv.patch", repeat_char('k', 4000));
-    snprintf(line, sizeof(line),
-             "cmdline: unknown option '%s...' (known: pv.patch, wl.pages, fault, wl.name, big)",
-             repeat_char('k', 61));
+    snprintf(line, sizeof(line), "cmdline: unknown option '%s...'" KNOWN, repeat_char('k', 61));
     assert_int_equal(parse(cmdline), 1);
     assert_string_equal(reported.lines[0], line);
     assert_true(patch);
@@ -443,17 +515,58 @@ static void test_overlong_line_is_cut(void **state)
     assert_string_equal(reported.lines[0] + 1020, "...");
 }
 
+static const char *check_nothing(void)
+{
+    return NULL;
+}
+
+static const char *check_pages_need_patch(void)
+{
+    return pages > 100 && !patch ? "wl.pages= over 100 needs pv.patch" : NULL;
+}
+
+static const char *check_always(void)
+{
+    return "always wrong";
+}
+
+/* Checks run in order, each problem a line of its own, counted. */
+static void test_checks(void **state)
+{
+    static const struct option_check checks[] = {
+        {check_nothing}, {check_pages_need_patch}, {check_always}};
+
+    (void)state;
+    assert_int_equal(cmdline_check(NULL, 0, record_line, &reported), 0);
+    assert_int_equal(cmdline_check(checks, 1, record_line, &reported), 0);
+    assert_int_equal(parse("wl.pages=200"), 0);
+    assert_int_equal(cmdline_check(checks, 3, record_line, &reported), 2);
+    assert_int_equal(reported.count, 2);
+    assert_string_equal(reported.lines[0], "cmdline: wl.pages= over 100 needs pv.patch");
+    assert_string_equal(reported.lines[1], "cmdline: always wrong");
+    assert_int_equal(parse("pv.patch"), 0);
+    assert_int_equal(cmdline_check(checks, 2, record_line, &reported), 0);
+}
+
 /* Options declared with the macros, as subsystems do. */
 static bool macro_flag;
 static uint64_t macro_count = 3;
 static const char *const macro_modes[] = {"fast", "slow", NULL};
 static int macro_mode;
 static char macro_label[16] = "none";
+static char macro_list[32];
+
+static const char *slow_needs_flag(void)
+{
+    return macro_mode == 1 && !macro_flag ? "t.mode=slow needs t.flag" : NULL;
+}
 
 OPTION_BOOL(macro_flag, "t.flag", "a test flag");
 OPTION_UINT(macro_count, "t.count", 2, 8192, "a test count");
 OPTION_ENUM(macro_mode, "t.mode", macro_modes, "a test mode");
 OPTION_STRING(macro_label, "t.label", "a test label");
+OPTION_LIST(macro_list, "t.list", bench_words, "a test list");
+OPTION_CHECK(slow_needs_flag);
 
 static const struct option *section_option(const char *key)
 {
@@ -468,9 +581,12 @@ static void test_macros_fill_the_section(void **state)
 {
     const struct option *flag = section_option("t.flag"), *count = section_option("t.count");
     const struct option *mode = section_option("t.mode"), *label = section_option("t.label");
+    const struct option *list = section_option("t.list");
 
     (void)state;
-    assert_int_equal(__stop_options - __start_options, 4);
+    assert_int_equal(__stop_options - __start_options, 5);
+    assert_int_equal(__stop_option_checks - __start_option_checks, 1);
+    assert_ptr_equal(__start_option_checks[0].check, slow_needs_flag);
     assert_non_null(flag);
     assert_int_equal(flag->type, OPT_BOOL);
     assert_ptr_equal(flag->value, &macro_flag);
@@ -486,20 +602,33 @@ static void test_macros_fill_the_section(void **state)
     assert_int_equal(label->type, OPT_STRING);
     assert_ptr_equal(label->value, macro_label);
     assert_int_equal(label->size, 16);
+    assert_non_null(list);
+    assert_int_equal(list->type, OPT_LIST);
+    assert_ptr_equal(list->value, macro_list);
+    assert_int_equal(list->size, 32);
+    assert_ptr_equal(list->words, bench_words);
 }
 
 static void test_parse_section_options(void **state)
 {
     size_t n = (size_t)(__stop_options - __start_options);
+    size_t nchecks = (size_t)(__stop_option_checks - __start_option_checks);
 
     (void)state;
-    assert_int_equal(cmdline_parse("t.flag t.count=4K t.mode=slow t.label=hello", __start_options,
-                                   n, ~0u, record_line, &reported),
+    assert_int_equal(cmdline_parse("t.flag t.count=4K t.mode=slow t.label=hello t.list=irq,calls",
+                                   __start_options, n, ~0u, record_line, &reported),
                      0);
     assert_true(macro_flag);
     assert_int_equal(macro_count, 4096);
     assert_int_equal(macro_mode, 1);
     assert_string_equal(macro_label, "hello");
+    assert_string_equal(macro_list, "irq,calls");
+    assert_int_equal(cmdline_check(__start_option_checks, nchecks, record_line, &reported), 0);
+    assert_int_equal(cmdline_parse("t.flag=off", __start_options, n, ~0u, record_line, &reported),
+                     0);
+    assert_int_equal(cmdline_check(__start_option_checks, nchecks, record_line, &reported), 1);
+    assert_string_equal(reported.lines[0], "cmdline: t.mode=slow needs t.flag");
+    reported.count = 0;
     assert_int_equal(cmdline_parse("t.count=1", __start_options, n, ~0u, record_line, &reported),
                      1);
     assert_string_equal(reported.lines[0],
@@ -543,6 +672,11 @@ int main(void)
         TEST(test_enum_bad_values),
         TEST(test_string),
         TEST(test_string_too_long),
+        TEST(test_list),
+        TEST(test_list_unknown_words),
+        TEST(test_list_empty_words),
+        TEST(test_list_too_long),
+        TEST(test_list_word_shown_escaped),
         TEST(test_needs_value),
         TEST(test_unknown_option),
         TEST(test_unknown_with_no_options),
@@ -556,6 +690,7 @@ int main(void)
         TEST(test_long_values),
         TEST(test_value_at_display_limit),
         TEST(test_overlong_line_is_cut),
+        TEST(test_checks),
         TEST(test_macros_fill_the_section),
         TEST(test_parse_section_options),
     };

@@ -63,7 +63,7 @@ UNIT_SRCS_vma := mm/vma.c
 UNIT_TESTS += multicall
 UNIT_SRCS_multicall := xen/pv/multicall.c
 
-# kprintf is captured in the test: per-op figures and bench= parsing are real.
+# Per-op figures, bench= words and selection, run order, needs: all real.
 UNIT_TESTS += bench
 UNIT_SRCS_bench := bench/stats.c bench/select.c bench/order.c bench/needs.c
 
