@@ -14,8 +14,8 @@
 
 /* Tour 70: A call site and its descriptor.
  * `irq_disable` compiles to `call *pv_irq_ops(%rip)` (ff 15 + rel32, six
- * bytes), padded with a NOP to 7, the length pv/op_list.h gives it (the
- * longest replacement, Xen's), and `PV_SITE` (pv/call.h) records a
+ * bytes), padded with a 3-byte NOP to 9, the length pv/op_list.h gives it
+ * (the longest replacement, Xen's), and `PV_SITE` (pv/call.h) records a
  * 16-byte descriptor in .pv_sites: address, op, length, clobbers. The
  * table slot points at a thunk that saves every register, so the compiler
  * can treat the site like one instruction. Unpatched, this indirect call

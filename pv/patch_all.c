@@ -47,10 +47,12 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
 /* Tour 80: The patcher, natively.
  * Once the tables are installed, this walks .pv_sites once. For each site
  * the backend offers a replacement; natively `irq_disable` gets `cli`, so
- * `ff 15 xx xx xx xx 90` becomes `fa 66 0f 1f 44 00 00`: the instruction a
- * kernel built without paravirt has, plus one NOP. A replacement that does
- * not fit, or an op without a template, keeps its indirect call and is
- * counted. This runs before `kernel_map_init` makes text read-only. */
+ * `ff 15 xx xx xx xx 0f 1f 00` becomes `0f 1f 84 00 00 00 00 00 fa`: one
+ * NOP, then the instruction a kernel built without paravirt has, last so
+ * that a thread stopped at its end resumes at the site's end. A
+ * replacement that does not fit, or an op without a template, keeps its
+ * indirect call and is counted. This runs before `kernel_map_init` makes
+ * text read-only. */
 void pv_patch_all(const struct pv_backend *be)
 {
     struct pv_text text = {(uint8_t *)__text_start, (uint64_t)__text_start,

@@ -22,9 +22,12 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 	$(PVEMIT_CC) $(PVEMIT_CFLAGS) $(PVEMIT_SRCS) -o $@
 
 # The tools' own tests (test_doclinks also checks every page's links and
-# glossary first uses; test_result_lines every result line's printf), then the checks that the tour, the recorded site
-# expectation and the generated blocks of README.md and docs/ still match
-# the tree. test_platform_sites boots each platform once (under a minute in
+# glossary first uses; test_result_lines every result line's printf;
+# test_prose_check feeds the prose check pages that the image
+# contradicts), then the checks that the tour, the recorded site
+# expectation, the generated blocks of README.md and docs/ and what the
+# pages and the tour say by hand around them still match the tree.
+# test_platform_sites boots each platform once (under a minute in
 # all) to hold pvemit's platform -> site form table to what the kernel
 # writes. gen-docs boots QEMU and Xen under icount and runs a subset of the
 # benchmarks (under 2 minutes on 2 idle CPUs; its docstring says why a subset);
@@ -37,6 +40,7 @@ tools-test: $(IMAGE)
 	tests/tools/test_build.sh
 	python3 tests/tools/test_layout.py
 	python3 tests/tools/test_doclinks.py
+	python3 tests/tools/test_prose_check.py
 	python3 tests/tools/test_run_args.py
 	python3 tests/tools/test_result_lines.py
 	tools/tour --check

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""tools/prose_check.py against build/patchbay.elf: pages with a wrong byte
+sequence, a wrong mode count, a wrong site length, option list or figure
+fail at their file and line, and the same pages put right pass; a copy of
+docs/start.md with one of its old, stale sentences put back fails where
+the real page passes; a tour passage in a scratch tree is checked too; an
+exemption lets one claim through, and one that matches nothing, or gives
+no reason, fails. Ends with "N passed, N failed"; exits 1 if any failed."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import prose_check  # noqa: E402
+import prose_facts  # noqa: E402
+
+IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+
+
+def problems_of(facts, path, text):
+    units = prose_check.markdown_units(path, text)
+    return prose_check.check_units(units, facts, lambda _: prose_check.figure_pool([]))
+
+
+def lines_of(problems):
+    return sorted(p.line for p in problems)
+
+
+WRONG = """# A page
+
+Natively an `irq_disable` site holds `fa 66 0f 1f 44 00 00` after patching.
+
+Xen has three pte modes.
+
+An `irq_enable` site is a 6-byte site.
+
+| Option | Default | Meaning |
+| --- | --- | --- |
+| `xen.mmu=trap\\|hypercall\\|batch` | `trap` | how pte updates reach Xen |
+"""
+RIGHT = """# A page
+
+Natively an `irq_disable` site holds `0f 1f 84 00 00 00 00 00 fa` after patching.
+
+Xen has four pte modes.
+
+An `irq_enable` site is a 25-byte site.
+
+| Option | Default | Meaning |
+| --- | --- | --- |
+| `xen.mmu=trap\\|hypercall\\|batch\\|swap` | `batch` | how pte updates reach Xen |
+"""
+
+
+def test_pages(facts):
+    found = problems_of(facts, "/fixture/page.md", WRONG)
+    text = "\n".join(str(p) for p in found)
+    check("a wrong byte sequence fails at its line, with what the image has",
+          any(p.line == 3 and "0f 1f 84 00 00 00 00 00 fa" in p.text for p in found), text)
+    check("a wrong mode count fails at its line, naming the four modes",
+          any(p.line == 5 and "4 modes (trap, hypercall, batch, swap)" in p.text for p in found),
+          text)
+    check("a wrong site length fails at its line",
+          any(p.line == 7 and "25 bytes long" in p.text for p in found), text)
+    check("an option list without a mode, and a wrong default, fail at their line",
+          lines_of(found).count(11) == 2, text)
+    check("the failures name the file and line", all(str(p).startswith("/fixture/page.md:")
+                                                      for p in found) and len(found) == 5, text)
+    right = problems_of(facts, "/fixture/page.md", RIGHT)
+    check("the same page put right passes", right == [], "\n".join(map(str, right)))
+
+
+def test_stale_start_page(facts):
+    """docs/start.md passes; with one of its old sentences back, it fails there."""
+    path = os.path.join(ROOT, "docs", "start.md")
+    text = open(path).read()
+    check("docs/start.md passes", problems_of(facts, path, text) == [])
+    now = "a 3-byte NOP (`0f 1f 00`) to the 9 bytes the longest replacement needs."
+    stale = text.replace(now, "`90` (NOP) to the 9 bytes the longest replacement needs.")
+    found = problems_of(facts, path, stale)
+    line = stale[:stale.index("`90` (NOP)")].count("\n") + 1
+    check("start.md with 'padded with `90` (NOP)' put back fails at that line",
+          now in text and [p.line for p in found] == [line] and "0f 1f 00" in found[0].text,
+          "\n".join(map(str, found)))
+    order = text.replace("one 8-byte NOP, then `fa`, `cli` itself", "`fa` is `cli` itself, "
+                         "then one 8-byte NOP")
+    found = problems_of(facts, path, order)
+    check("start.md with the NOP after the cli again fails", order != text and len(found) == 1,
+          "\n".join(map(str, found)))
+
+
+def test_tour(facts):
+    """A passage in a scratch tree, checked as the tour's passages are."""
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "pv"))
+        with open(os.path.join(root, "pv", "site.c"), "w") as f:
+            f.write("/* Tour 1: A site.\n"
+                    " * `irq_disable` compiles to `call *pv_irq_ops(%rip)`, padded with a\n"
+                    " * NOP to 7, and natively `ff 15 xx xx xx xx 90` becomes\n"
+                    " * `fa 66 0f 1f 44 00 00`. */\n"
+                    "void site(void)\n{\n}\n\n"
+                    "/* prose-check: exempt \"seven\": the one-CPU form, before SMP */\n"
+                    "/* Tour 2: History.\n"
+                    " * The one-CPU Xen form `movb $1, mask(%rip)` took seven bytes,\n"
+                    " * and `irq_disable` site lengths were 7. */\n"
+                    "void history(void)\n{\n}\n")
+        saved = prose_check.tour.ROOT
+        prose_check.tour.ROOT = root
+        try:
+            found = prose_check.check_units(prose_check.tour_units(), facts,
+                                            lambda _: prose_check.figure_pool([]))
+        finally:
+            prose_check.tour.ROOT = saved
+    text = "\n".join(map(str, found))
+    check("a passage's 'padded ... to 7' and stale bytes fail at their source lines",
+          lines_of(found) == [3, 3, 4] and all(p.path.endswith("pv/site.c") for p in found), text)
+
+
+def test_exemptions(facts):
+    exempt = ("<!-- prose-check: exempt \"`e6 80`\": an op that exists only in a copy -->\n"
+              "A worked example writes `e6 80` (`out %al, $0x80`).\n")
+    check("an exemption lets its claim through",
+          problems_of(facts, "/f.md", exempt) == [] and
+          len(problems_of(facts, "/f.md", exempt.split("\n", 1)[1])) == 1)
+    stale = "<!-- prose-check: exempt \"`e6 81`\": gone -->\nNo bytes here.\n"
+    found = problems_of(facts, "/f.md", stale)
+    check("an exemption that matches no claim fails",
+          [(p.line, p.text) for p in found] == [(1, "exemption matches no claim")],
+          "\n".join(map(str, found)))
+    bare = "<!-- prose-check: exempt figures -->\nIt costs 12345 instructions.\n"
+    found = problems_of(facts, "/f.md", bare)
+    check("an exemption without a reason fails",
+          any(p.text == "exemption without a reason" for p in found), "\n".join(map(str, found)))
+
+
+def test_decoding(facts):
+    found = problems_of(facts, "/f.md", "Natively `irq_disable` is `fa`, `sti` itself.\n")
+    check("an instruction named beside bytes must be what they decode to",
+          len(found) == 1 and "decode to `cli`" in found[0].text, "\n".join(map(str, found)))
+    found = problems_of(facts, "/f.md", "Under Xen, `irq_enable` becomes "
+                        "`call xen_pv_irq_enable`.\n")
+    check("a direct call an op's sites do not make fails",
+          len(found) == 1 and "xen_pv_force_upcall" in found[0].text, "\n".join(map(str, found)))
+
+
+def test_command_line():
+    with tempfile.NamedTemporaryFile("w", suffix=".md") as f:
+        f.write(WRONG)
+        f.flush()
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "prose_check.py"),
+                            f.name], capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if re.match(r"^\S+\.md:\d+: ", l)]
+    check("tools/prose_check.py exits 1 with one FILE:LINE: line per claim",
+          p.returncode == 1 and len(lines) == 5 and p.stdout.rstrip().endswith(
+              "0 passed, 1 failed"), p.stdout + p.stderr)
+
+
+def main():
+    if not os.path.exists(IMAGE):
+        print("test_prose_check: build/patchbay.elf not found; run make", file=sys.stderr)
+        return 1
+    facts = prose_facts.Facts(IMAGE)
+    test_pages(facts)
+    test_stale_start_page(facts)
+    test_tour(facts)
+    test_exemptions(facts)
+    test_decoding(facts)
+    test_command_line()
+    failed = results.count(False)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
