@@ -20,6 +20,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The run docs/lifecycle.md quotes (tools/bench --lifecycle --record):
+# wall-clock figures change from run to run, so the page and the explorer
+# quote one run, committed beside the page.
+RECORD = os.path.join(ROOT, "docs", "lifecycle-run.json")
 RUN = os.path.join(ROOT, "tools", "run")
 
 # (id, tools/run arguments, kernel command line, what it shows)

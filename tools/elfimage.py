@@ -10,19 +10,12 @@ Only ELF64 little-endian files are accepted: every image here is x86-64, and
 a tool reading a 32-bit file would misread its descriptors silently."""
 
 import io
-import sys
 
-try:
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-except ImportError:  # a python3 other than Debian's: look where Debian put it
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        from elftools.common.exceptions import ELFError
-        from elftools.elf.elffile import ELFFile
-    except ImportError:
-        sys.exit("tools: python3-pyelftools is missing; run tools/setup "
-                 "(or apt-get install python3-pyelftools)")
+import debian_module
+
+debian_module.load("elftools", "python3-pyelftools")
+from elftools.common.exceptions import ELFError  # noqa: E402
+from elftools.elf.elffile import ELFFile  # noqa: E402
 
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 

@@ -18,7 +18,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from explore_sites import ROOT  # noqa: E402
 
 DOCS = os.path.join(ROOT, "docs")
-LIFECYCLE_RECORD = os.path.join(DOCS, "lifecycle-run.json")
 BLOCK = re.compile(r"^<!-- generated: (\S+)(.*?) -->\n(.*?)^<!-- end generated -->", re.M | re.S)
 FENCE = re.compile(r"^```.*?^```[^\n]*$", re.M | re.S)
 HEADING = re.compile(r"^(#{1,6}) +(.*?)[ #]*$", re.M)

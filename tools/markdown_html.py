@@ -30,15 +30,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glossary  # noqa: E402
 
-try:
-    import markdown as library
-except ImportError:  # a python3 other than Debian's: look where Debian put it
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        import markdown as library
-    except ImportError:
-        sys.exit("tools: python3-markdown is missing; run tools/setup "
-                 "(or apt-get install python3-markdown)")
+import debian_module  # noqa: E402
+
+library = debian_module.load("markdown", "python3-markdown")
 from markdown.blockprocessors import HashHeaderProcessor  # noqa: E402
 from markdown.extensions import Extension  # noqa: E402
 from markdown.preprocessors import Preprocessor  # noqa: E402
