@@ -1,5 +1,5 @@
 # patchbay: `make` builds build/patchbay.elf and build/patchbay.iso.
-# `make run`, `make run-xen`, `make test`; see README.md.
+# `make run`, `make run-xen`, `make run-gdb`, `make test`; see README.md.
 
 # PARAVIRT=n builds the baseline without paravirt: each wrapper is the bare
 # native instructions, with no ops table and no call sites (build/nopv/).
@@ -37,7 +37,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh tour check test unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
@@ -96,6 +96,11 @@ run-domu: $(IMAGE)
 
 run-pvh: $(IMAGE)
 	tools/run --xen --pvh
+
+# QEMU stopped before its first instruction, waiting for gdb on a port
+# tools/run prints with the command that connects (docs/start.md).
+run-gdb: $(IMAGE)
+	tools/run --gdb
 
 include tests/unit/unit.mk
 include tools/tools.mk

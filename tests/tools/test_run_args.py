@@ -9,7 +9,10 @@ PLAN expands into its steps (lifecycle=K on the kernel command line,
 LIFECYCLE in dom0's params, the memory and time-out it needs), and a
 malformed plan, a plan without --domu, and migrate without --pvh are
 refused in one line; the door's lines are shown and its failure becomes
-the verdict. The verdicts
+the verdict. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
+listens on, an hour's time-out unless --timeout says otherwise, and is
+refused with --linux and --pvh; a QEMU that gdb killed is named in the
+verdict. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
@@ -342,10 +345,49 @@ def check_lifecycle_lines(run_domu):
           got == (104, LIFECYCLE_CRASH_REASON), repr(got))
 
 
+def check_gdb(run, run_gdb, args):
+    """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
+    os.chdir(ROOT)  # the printed command names paths below the working directory
+    with tempfile.TemporaryDirectory() as d:
+        plain = run.qemu_command(args(), "/nonexistent/patchbay.elf", d)
+        a = args("--gdb")
+        a.gdb_socket = run_gdb.gdb_listen()
+        with a.gdb_socket:
+            fd = a.gdb_socket.fileno()
+            got = run.qemu_command(a, "/nonexistent/patchbay.elf", d)
+    want = plain + ["-S", "-chardev", "socket,id=gdb,fd=%d,server=on,wait=off" % fd,
+                    "-gdb", "chardev:gdb"]
+    check("--gdb: QEMU stopped (-S), its gdbstub on tools/run's socket", got == want, got)
+    check("no --gdb: no -S, no gdbstub", "-S" not in plain and "-gdb" not in plain, plain)
+    for argv, want in ((["--gdb"], 3600), (["--gdb", "--timeout", "30"], 30),
+                       (["--xen", "--gdb"], 3600),
+                       (["--domu", "--gdb", "--lifecycle", "move"], 3600),
+                       (["--domu", "--lifecycle", "move"], 120)):
+        got = args(*argv).timeout
+        check("%s: time-out %d" % (" ".join(argv), want), got == want, got)
+    line = run_gdb.gdb_command(1234, os.path.join(ROOT, "build", "patchbay.elf"))
+    check("--gdb: the printed command loads the image and the commands, then connects",
+          line == "gdb -q build/patchbay.elf -x tools/gdb/patchbay.py "
+          "-ex 'target remote 127.0.0.1:1234'", line)
+    for door in (["--linux"], ["--linux", "--xen"]):
+        refused(door + ["--gdb"], run_gdb.GDB_NOT_LINUX)
+    for door in (["--xen", "--pvh"], ["--domu", "--pvh"]):
+        refused(door + ["--gdb"], run_gdb.GDB_NOT_PVH)
+    killed = b"qemu-system-x86_64: QEMU: Terminated via GDBstub\n"
+    got = run.outcome(args("--gdb"), "/nonexistent/patchbay.elf", 0, None, killed, b"")
+    check("--gdb, QEMU ended by gdb's kill: status 101, named so",
+          got == (101, "gdb killed QEMU", "gdb killed QEMU"), got)
+    got = run.outcome(args("--gdb"), "/nonexistent/patchbay.elf", 0, None, b"", b"")
+    check("--gdb, QEMU ended otherwise: as without --gdb",
+          got == run.outcome(args(), "/nonexistent/patchbay.elf", 0, None, b"", b"")
+          and got[0] == 101 and "gdb" not in got[1], got)
+
+
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_run()
     import run_domu
+    import run_gdb
     import run_xen
 
     def args(*argv):
@@ -441,6 +483,7 @@ def main():
     check_verdicts(run_xen, run_domu)
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)
+    check_gdb(run, run_gdb, args)
 
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))
