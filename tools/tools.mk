@@ -29,7 +29,9 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 # pages and the tour say by hand around them still match the tree.
 # test_platform_sites boots each platform once (under a minute in
 # all) to hold pvemit's platform -> site form table to what the kernel
-# writes. gen-docs boots QEMU and Xen under icount and runs a subset of the
+# writes. test_gdb watches one site across the patcher under gdb (tools/run
+# --gdb), natively and under Xen, killing QEMU once it is rewritten (about
+# 20 s). gen-docs boots QEMU and Xen under icount and runs a subset of the
 # benchmarks (under 2 minutes on 2 idle CPUs; its docstring says why a subset);
 # it needs both images.
 .PHONY: tools-test
@@ -43,6 +45,7 @@ tools-test: $(IMAGE)
 	python3 tests/tools/test_prose_check.py
 	python3 tests/tools/test_run_args.py
 	python3 tests/tools/test_result_lines.py
+	python3 tests/tools/test_gdb.py
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	python3 tests/pv/test_platform_sites.py
