@@ -10,17 +10,15 @@ configuration with trials --runs times, each later run at its own start
 offset and with the trials only, and a configuration under icount once.
 Ends with "N passed, N failed"."""
 
-import importlib.machinery
-import importlib.util
 import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import bench_contended  # noqa: E402
-
-results = []
+from report import check, load_tool, summary  # noqa: E402
 
 CONSOLE = """\
 bench: detail=lock_contended rep=1 per_acq=2152 unit=instructions acquisitions=10098 \
@@ -34,11 +32,6 @@ waiting=3300 long_waits=82 long_wait=50000 blocked=0 kicked=0
 bench: name=lock_contended config=xen-pv-patched+xen.mmu=batch+spinlock=off+smp4 iters=8000 \
 reps=3 min=1005.00 median=1772.00 unit=instructions
 """
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
 
 
 def result(reps=3):
@@ -112,18 +105,8 @@ def test_pool_and_report():
     check("report: nothing without runs", bench_contended.section([]) == [])
 
 
-def load_bench():
-    """tools/bench as a module (it has no .py name); main() does not run."""
-    path = os.path.join(ROOT, "tools", "bench")
-    loader = importlib.machinery.SourceFileLoader("tools_bench", path)
-    spec = importlib.util.spec_from_loader("tools_bench", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
 def test_boot_plan():
-    bench = load_bench()
+    bench = load_tool("bench")
 
     class Args:
         icount, boots, runs = False, 2, 3
@@ -155,5 +138,4 @@ def test_boot_plan():
 test_parse()
 test_pool_and_report()
 test_boot_plan()
-print("%d passed, %d failed" % (results.count(True), results.count(False)))
-sys.exit(0 if all(results) else 1)
+sys.exit(summary())

@@ -43,7 +43,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ in tests/
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import test_explore_html as static  # noqa: E402
+from report import check_problems, summary  # noqa: E402
 
 TIMEOUT = "60"
 WINDOW = (1400, 2000)  # the smallest window every platform's bytes must fit
@@ -52,7 +54,6 @@ WINDOW = (1400, 2000)  # the smallest window every platform's bytes must fit
 QUIET = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-default-apps", "--host-resolver-rules=MAP * ~NOTFOUND"]
-check = static.check
 
 
 def chromium(site, page, *flags):
@@ -79,12 +80,12 @@ def dom(site, page):
 
 
 def attempt(name, run):
-    """check(name, run()), a failed browser run counting as a failure."""
+    """check_problems(name, run()), a failed browser run counting as a failure."""
     try:
         problems = run()
     except RuntimeError as e:
         problems = [str(e)]
-    check(name, problems)
+    check_problems(name, problems)
 
 
 def index_checks(site, want):
@@ -336,7 +337,8 @@ def main():
     args = ap.parse_args()
     site = os.path.abspath(args.site)
     if not os.path.isfile(os.path.join(site, "index.html")):
-        check("the site exists", ["no %s/index.html: run test_explore_html.py first" % site])
+        check_problems("the site exists",
+                       ["no %s/index.html: run test_explore_html.py first" % site])
     else:
         want = static.image_sites(args.image)
         attempt("index.html: the script ran and all %d sites have bytes per platform"
@@ -351,9 +353,7 @@ def main():
                 lambda: deep_link_checks(site))
         attempt("screenshot %s" % os.path.relpath(os.path.abspath(args.screenshot), ROOT),
                 lambda: screenshot_checks(site, os.path.abspath(args.screenshot)))
-    failed = static.results.count(False)
-    print("%d passed, %d failed" % (len(static.results) - failed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -39,22 +39,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOLS = os.path.join(ROOT, "tools")
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, TOOLS)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import bench_report  # noqa: E402
-import explore_sites  # noqa: E402
+from report import check_problems, load_tool, summary  # noqa: E402
 
 # The bytes columns (class b-KEY): as linked, then one per platform.
 BACKENDS = ["linked", "native", "xen-pv", "xen-pvh"]
-results = []
-
-
-def check(name, problems):
-    """One PASS/FAIL line; problems is a list of strings (empty: passed)."""
-    results.append(not problems)
-    print(("PASS " if not problems else "FAIL ") + name)
-    for p in problems[:10]:
-        print("  " + p)
-    if len(problems) > 10:
-        print("  ... and %d more" % (len(problems) - 10))
 
 
 class Page(HTMLParser):
@@ -121,7 +111,7 @@ def page(path):
 
 def image_sites(image):
     """The ids the image's sites must have rows under, in descriptor order."""
-    pvsites = explore_sites.load_tool("pvsites")
+    pvsites = load_tool("pvsites")
     return ["site-%x" % s["addr"] for s in pvsites.read_sites(pvsites.open_image(image))]
 
 
@@ -290,29 +280,31 @@ def generation_checks(args):
     """Checks 1 and 5; returns whether the site was written."""
     status, out, err = explore(args, args.out)
     index = os.path.join(args.out, "index.html")
-    check("tools/explore writes the site and prints index.html",
-          [] if status == 0 and os.path.samefile(out, index) and os.path.isfile(index)
-          else ["exit %d, printed %r, stderr: %s" % (status, out, err)])
+    check_problems("tools/explore writes the site and prints index.html",
+                   [] if status == 0 and os.path.samefile(out, index) and os.path.isfile(index)
+                   else ["exit %d, printed %r, stderr: %s" % (status, out, err)])
     if status != 0:
         return False
     again = args.out + ".again"
     status, _, err = explore(args, again)
-    check("a second run writes the same bytes",
-          ["second run: exit %d: %s" % (status, err)] if status else same_tree(args.out, again))
+    check_problems("a second run writes the same bytes",
+                   ["second run: exit %d: %s" % (status, err)] if status
+                   else same_tree(args.out, again))
     shutil.rmtree(again, ignore_errors=True)
     bad = dict(vars(args), image=os.path.join(args.out, "no-such.elf"))
     status, _, err = explore(argparse.Namespace(**bad), args.out + ".bad")
-    check("a missing image: exit 2 and one line",
-          [] if status == 2 and err.startswith("explore: ") and "\n" not in err
-          else ["exit %d, stderr %r" % (status, err)])
+    check_problems("a missing image: exit 2 and one line",
+                   [] if status == 2 and err.startswith("explore: ") and "\n" not in err
+                   else ["exit %d, stderr %r" % (status, err)])
     foreign = args.out + ".foreign"
     os.makedirs(foreign, exist_ok=True)
     with open(os.path.join(foreign, "keep.txt"), "w") as f:
         f.write("not explore's\n")
     status, _, err = explore(args, foreign)
     kept = os.path.exists(os.path.join(foreign, "keep.txt"))
-    check("a foreign --out directory is refused and left alone",
-          [] if status == 2 and kept else ["exit %d, kept %s, stderr %r" % (status, kept, err)])
+    check_problems("a foreign --out directory is refused and left alone",
+                   [] if status == 2 and kept
+                   else ["exit %d, kept %s, stderr %r" % (status, kept, err)])
     shutil.rmtree(foreign, ignore_errors=True)
     return True
 
@@ -326,13 +318,14 @@ def no_run_checks(args, benches):
     os.makedirs(empty, exist_ok=True)
     status, _, err = explore(argparse.Namespace(**dict(vars(args), bench=empty)), out)
     if status != 0:
-        check("with no run, every benchmark page shows what the docs quote",
-              ["tools/explore with an empty --bench: exit %d: %s" % (status, err)])
+        check_problems("with no run, every benchmark page shows what the docs quote",
+                       ["tools/explore with an empty --bench: exit %d: %s" % (status, err)])
         return
     rows = docs_rows(benches)
-    check("with no run, every benchmark page shows what the docs quote (%d rows of %d "
-          "benchmarks)" % (sum(map(len, rows.values())), len(rows)),
-          quoted_problems(out, benches) if rows else ["no generated table row in the docs"])
+    check_problems("with no run, every benchmark page shows what the docs quote (%d rows of "
+                   "%d benchmarks)" % (sum(map(len, rows.values())), len(rows)),
+                   quoted_problems(out, benches) if rows
+                   else ["no generated table row in the docs"])
     bench, cells = sorted(rows.items())[0][0], sorted(rows.items())[0][1][0]
     page_path = os.path.join(out, "bench-%s.html" % benches[bench])
     with open(page_path, encoding="utf-8") as f:
@@ -345,9 +338,9 @@ def no_run_checks(args, benches):
         with open(page_path, "w", encoding="utf-8") as f:
             f.write(broken)
         found = quoted_problems(out, benches)
-        check("the quote check catches %s" % what,
-              [] if broken != text and any(expect in p for p in found)
-              else ["reported: %s" % (found[:3] or "nothing")])
+        check_problems("the quote check catches %s" % what,
+                       [] if broken != text and any(expect in p for p in found)
+                       else ["reported: %s" % (found[:3] or "nothing")])
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(empty, ignore_errors=True)
 
@@ -385,9 +378,9 @@ def negative_controls(site, want, groups):
         shutil.copytree(site, copy)
         planted = plant()
         found = all_problems(copy, want, groups)
-        check("the checks catch %s" % what,
-              [] if planted and any(expect in p for p in found)
-              else ["planted %s; reported: %s" % (planted, found[:3] or "nothing")])
+        check_problems("the checks catch %s" % what,
+                       [] if planted and any(expect in p for p in found)
+                       else ["planted %s; reported: %s" % (planted, found[:3] or "nothing")])
     shutil.rmtree(copy, ignore_errors=True)
 
 
@@ -402,19 +395,17 @@ def main():
     if generation_checks(args):
         want = image_sites(args.image)
         groups = [g["name"] for g in bench_report.catalog(args.image)["groups"]]
-        check("every one of the %d sites has one row with bytes for %s"
-              % (len(want), ", ".join(BACKENDS)),
-              row_problems(os.path.join(args.out, "index.html"), want) if want
-              else ["the image has no sites"])
-        check("every relative link and image resolves", link_problems(args.out))
-        check("every benchmark group (%s) has its page" % ", ".join(groups),
-              bench_problems(args.out, groups))
+        check_problems("every one of the %d sites has one row with bytes for %s"
+                       % (len(want), ", ".join(BACKENDS)),
+                       row_problems(os.path.join(args.out, "index.html"), want) if want
+                       else ["the image has no sites"])
+        check_problems("every relative link and image resolves", link_problems(args.out))
+        check_problems("every benchmark group (%s) has its page" % ", ".join(groups),
+                       bench_problems(args.out, groups))
         negative_controls(args.out, want, groups)
         no_run_checks(args, {b["name"]: b["group"] for b in bench_report.catalog(
             args.image)["benches"]})
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

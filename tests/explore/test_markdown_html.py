@@ -26,11 +26,11 @@ from html.parser import HTMLParser
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import markdown_html  # noqa: E402
-from explore_sites import load_tool  # noqa: E402
+from report import check_problems, load_tool, summary  # noqa: E402
 
 explore = load_tool("explore")
-results = []
 
 # (what, markdown, fragments the HTML must hold, fragments it must not)
 CASES = [
@@ -51,16 +51,6 @@ CASES = [
     ("a .md link becomes .html", "[the glossary](glossary.md#pvh) and [a file](../tools/run)\n",
      ['<a href="glossary.html#pvh">', '<a href="../../tools/run">'], []),
 ]
-
-
-def check(name, problems):
-    """One PASS/FAIL line; problems is a list of strings (empty: passed)."""
-    results.append(not problems)
-    print(("PASS " if not problems else "FAIL ") + name)
-    for p in problems[:10]:
-        print("  " + p)
-    if len(problems) > 10:
-        print("  ... and %d more" % (len(problems) - 10))
 
 
 class Anchors(HTMLParser):
@@ -126,28 +116,27 @@ def main():
         html = markdown_html.markdown(text, lambda t: explore.doc_link(
             t, {os.path.join(ROOT, "docs", "glossary.md"): os.path.join(site, "glossary.html")},
             os.path.join(ROOT, "docs"), site))
-        check(what, ["missing %r in %r" % (m, html) for m in must if m not in html]
-              + ["unwanted %r in %r" % (m, html) for m in must_not if m in html])
+        check_problems(what, ["missing %r in %r" % (m, html) for m in must if m not in html]
+                       + ["unwanted %r in %r" % (m, html) for m in must_not if m in html])
     out = os.path.join(ROOT, "build", "tests", "explore", "markdown")
     pages = rendered_docs(out)
     fragments = sum(1 for a in pages.values() for h in a.hrefs if "#" in h)
-    check("every link of README.md and docs/ resolves in the HTML (%d pages, %d links with "
-          "a fragment)" % (len(pages), fragments), link_problems(pages))
+    check_problems("every link of README.md and docs/ resolves in the HTML (%d pages, %d "
+                   "links with a fragment)" % (len(pages), fragments), link_problems(pages))
     planted = link_problems(rendered_docs(out, {"planted.md": "[x](glossary.md#no-such-term)\n"}))
-    check("the link check catches a link to a missing heading",
-          [] if any("no id no-such-term" in p for p in planted) else ["reported: %s" % planted])
+    check_problems("the link check catches a link to a missing heading",
+                   [] if any("no id no-such-term" in p for p in planted)
+                   else ["reported: %s" % planted])
     keep = markdown_html.HeadingIds.run
     markdown_html.HeadingIds.run = lambda self, root: None
     try:
         missing = link_problems(rendered_docs(out))
     finally:
         markdown_html.HeadingIds.run = keep
-    check("with no heading ids every fragment link is reported",
-          [] if len(missing) >= fragments > 0 else
-          ["%d of %d fragment links reported" % (len(missing), fragments)])
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    return 1 if failed else 0
+    check_problems("with no heading ids every fragment link is reported",
+                   [] if len(missing) >= fragments > 0 else
+                   ["%d of %d fragment links reported" % (len(missing), fragments)])
+    return summary()
 
 
 if __name__ == "__main__":

@@ -7,14 +7,16 @@ bytes after patching, strips the recommended NOPs from the end of each, and
 compares them with the instructions the no-paravirt image recorded for the
 same op in .pv_native_sites (build/nopv/patchbay.elf)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in tests/
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from report import load_tool  # noqa: E402
+
 PV_IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
 NOPV_IMAGE = os.path.join(ROOT, "build", "nopv", "patchbay.elf")
 LOG = os.path.join(ROOT, "build", "test-logs", "pv-native-equivalence.log")
@@ -25,17 +27,6 @@ NOPS = [bytes.fromhex(h) for h in (
     "0f1f8000000000", "0f1f840000000000", "660f1f840000000000")]
 TRACE = re.compile(r"^pv: site ([0-9a-f]+) (\w+) len (\d+):((?: [0-9a-f]{2})+) ->"
                    r"((?: [0-9a-f]{2})+) \((.*)\)$", re.M)
-
-
-def load_pvsites():
-    """tools/pvsites as a module: it reads the descriptors and names the ops."""
-    sys.dont_write_bytecode = True  # no __pycache__ in tools/
-    path = os.path.join(ROOT, "tools", "pvsites")
-    loader = importlib.machinery.SourceFileLoader("pvsites", path)
-    spec = importlib.util.spec_from_loader("pvsites", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def strip_nops(code):
@@ -80,7 +71,7 @@ def patched_sites():
 
 
 def main():
-    pvsites = load_pvsites()
+    pvsites = load_tool("pvsites")  # it reads the descriptors and names the ops
     expected = native_instructions(pvsites)
     sites = patched_sites()
     passed = failed = 0

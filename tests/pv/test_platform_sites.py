@@ -39,8 +39,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import bench_configs  # noqa: E402
 import explore_sites  # noqa: E402
+from report import check_problems, summary  # noqa: E402
 from test_native_equivalence import TRACE  # noqa: E402  (the pv.trace=1 line)
 
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -50,17 +52,6 @@ TIMEOUT = "180"
 # there: pv.restore_fl is refused where the native forms are not in use.
 RESTORE_FL = {"xen-pvh": "condsti"}
 SUMMARY = re.compile(r"^pv: (\S+) ops, patched \d+/\d+ sites", re.M)
-results = []
-
-
-def check(name, problems):
-    """One PASS/FAIL line; problems is a list of strings (empty: passed)."""
-    results.append(not problems)
-    print(("PASS " if not problems else "FAIL ") + name)
-    for p in problems[:10]:
-        print("  " + p)
-    if len(problems) > 10:
-        print("  ... and %d more" % (len(problems) - 10))
 
 
 def boot(image, platform, template):
@@ -75,8 +66,8 @@ def boot(image, platform, template):
     with open(log, errors="replace") as f:
         console = f.read().replace("\r", "")
     if status != 0:
-        check("%s: the boot passes" % platform,
-              ["%s: exit status %d; see %s" % (" ".join(cmd[1:]), status, log)])
+        check_problems("%s: the boot passes" % platform,
+                       ["%s: exit status %d; see %s" % (" ".join(cmd[1:]), status, log)])
         return None
     return console
 
@@ -139,18 +130,20 @@ def check_platform(image, platform, sites, forms):
     if console is None:
         return
     door = re.search(r"^patchbay: booting via (\S+)", console, re.M)
-    check("%s: came in by its door" % name,
-          [] if door and door.group(1).split("/")[0] == platform else
-          ["booting via %s" % (door.group(1) if door else "(no line)")])
+    check_problems("%s: came in by its door" % name,
+                   [] if door and door.group(1).split("/")[0] == platform else
+                   ["booting via %s" % (door.group(1) if door else "(no line)")])
     traced, twice = trace(console)
     missing, before_wrong, after_wrong = site_problems(platform, template, sites, traced)
-    check("%s: all %d sites traced, each once" % (name, len(sites)), twice + missing)
-    check("%s: every site's bytes before patching are the image's" % name, before_wrong)
-    check("%s: every site holds what pvsites says %s writes" % (name, platform), after_wrong)
-    summary = SUMMARY.findall(console)
-    check("%s: the boot patched with the %s form, as pvsites says" % (name, forms[platform]),
-          [] if summary == [forms[platform]] else
-          ["the boot says it patched with %s" % (summary or "nothing")])
+    check_problems("%s: all %d sites traced, each once" % (name, len(sites)), twice + missing)
+    check_problems("%s: every site's bytes before patching are the image's" % name, before_wrong)
+    check_problems("%s: every site holds what pvsites says %s writes" % (name, platform),
+                   after_wrong)
+    said = SUMMARY.findall(console)
+    check_problems("%s: the boot patched with the %s form, as pvsites says"
+                   % (name, forms[platform]),
+                   [] if said == [forms[platform]] else
+                   ["the boot says it patched with %s" % (said or "nothing")])
 
 
 def main():
@@ -168,9 +161,7 @@ def main():
         if platform not in forms:
             sys.exit("test_platform_sites: no platform %s (%s)" % (platform, ", ".join(forms)))
         check_platform(args.image, platform, sites, forms)
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -12,20 +12,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import glossary  # noqa: E402
+from report import check, load_tool, summary  # noqa: E402
 
-from importlib.machinery import SourceFileLoader  # noqa: E402
-doclinks = SourceFileLoader("doclinks", os.path.join(ROOT, "tools", "doclinks")).load_module()
+doclinks = load_tool("doclinks")
 
 TERMS = [glossary.Term("hypercall", []), glossary.Term("call site", ["site"]),
          glossary.Term("vcpu_info", [])]
 G = "glossary.md"
-results = []
-
-
-def check(name, ok):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name)
 
 
 def unlinked(text):
@@ -74,5 +69,4 @@ check("links to a missing heading and a missing file are reported",
       len(list(doclinks.broken_links(start, broken))) == 2
       and not list(doclinks.broken_links(start, text)))
 
-print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-sys.exit(0 if all(results) else 1)
+sys.exit(summary())

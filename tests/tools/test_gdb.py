@@ -19,20 +19,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 from gdb_watch import watch_site  # noqa: E402
+from report import check, summary  # noqa: E402
 
 OP, FUNCTION = "irq_disable", "spin_lock_irqsave"  # a cli site
 # platform: (the label of the form it writes, the other platform's)
 FORMS = {"native": ("native:", "xen-pv:"), "xen": ("xen-pv:", "native:")}
 TIMEOUT = 180  # seconds, for tools/run and for gdb
 ROW = re.compile(r"^  (\S.*?)\s{2,}((?:[0-9a-f]{2} )*[0-9a-f]{2})  (.*)$")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
-    return ok
 
 
 def tables(transcript):
@@ -82,9 +77,7 @@ def main():
         sys.exit("usage: test_gdb.py [--swap]")
     for platform in FORMS:
         check_platform(platform, swap)
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from report import check, summary  # noqa: E402
+
 # Native files with no Xen twin, and why.
 NATIVE_ONLY = {
     "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c and mmu.c",
@@ -26,12 +30,6 @@ NATIVE_ONLY = {
 }
 # PVH files with no twin: its own entry path.
 PVH_ONLY = {"start.c": "the PVH backend's entry path, called by arch/x86/pvh.c"}
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
 
 
 def layout_rows(readme):
@@ -83,9 +81,7 @@ def main():
     for f in sorted(pvh - set(PVH_ONLY)):
         check(f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}", f in native or f in pv)
     check_kernel_dirs()
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -16,16 +16,12 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import prose_check  # noqa: E402
 import prose_facts  # noqa: E402
+from report import check, summary  # noqa: E402
 
 IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
 
 
 def problems_of(facts, path, text):
@@ -177,9 +173,7 @@ def main():
     test_exemptions(facts)
     test_decoding(facts)
     test_command_line()
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import result_lines  # noqa: E402
+from report import check, summary  # noqa: E402
 
 # The starts of the lines result_lines reads, as tools/ asks for them.
 STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=")
@@ -41,12 +43,6 @@ bench: name=xen_hypercall config=native-patched+smp2 skipped="runs on xen only"
 mmstats: ptes=12 hypercalls=0 mc_entries_mean=0.00
 patchbay: PASS
 """
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
 
 
 def refused(line, why):
@@ -147,5 +143,4 @@ test_fields()
 test_records()
 test_refused()
 test_printers()
-print("%d passed, %d failed" % (results.count(True), results.count(False)))
-sys.exit(0 if all(results) else 1)
+sys.exit(summary())

@@ -17,8 +17,6 @@ read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -27,21 +25,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "tools", "run")
 sys.dont_write_bytecode = True
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": %s" % detail))
-
-
-def load_run():
-    """tools/run as a module (it has no .py name); main() does not run."""
-    loader = importlib.machinery.SourceFileLoader("tools_run", RUN)
-    spec = importlib.util.spec_from_loader("tools_run", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from report import check, load_tool, summary  # noqa: E402
 
 
 def refused(argv, message):
@@ -385,7 +370,7 @@ def check_gdb(run, run_gdb, args):
 
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
-    run = load_run()
+    run = load_tool("run")
     import run_domu
     import run_gdb
     import run_xen
@@ -485,9 +470,7 @@ def main():
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
 
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":
