@@ -11,12 +11,12 @@ no .py name, so a test calls its functions rather than parsing its output.
     sys.exit(summary())
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import sys
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
+import imports  # noqa: E402
 SHOWN = 10  # problems printed under a FAIL line; the rest are counted
 results = []  # one bool per check, in order
 
@@ -50,9 +50,5 @@ def summary():
 
 
 def load_tool(name):
-    """tools/NAME as a module; its main() does not run."""
-    sys.dont_write_bytecode = True  # a loaded script would leave tools/__pycache__
-    loader = importlib.machinery.SourceFileLoader(name, os.path.join(TOOLS, name))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
-    loader.exec_module(module)
-    return module
+    """tools/NAME as a module (tools/imports.py); its main() does not run."""
+    return imports.tool(name)

@@ -11,9 +11,9 @@ a tool reading a 32-bit file would misread its descriptors silently."""
 
 import io
 
-import debian_module
+import imports
 
-debian_module.load("elftools", "python3-pyelftools")
+imports.debian("elftools", "python3-pyelftools")
 from elftools.common.exceptions import ELFError  # noqa: E402
 from elftools.elf.elffile import ELFFile  # noqa: E402
 

@@ -9,8 +9,6 @@ from pv/op_list.h. Bad input raises InputError, which tools/explore
 reports as one line.
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import subprocess
@@ -20,21 +18,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, TOOLS)
+import imports  # noqa: E402
 from markdown_html import esc  # noqa: E402
 
 
 class InputError(Exception):
     """Bad input, reported as one line with exit status 2."""
-
-
-def load_tool(name):
-    """Imports tools/NAME, a script without .py, so its functions are
-    reused rather than its output parsed."""
-    loader = importlib.machinery.SourceFileLoader(name, os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def shown(path):
@@ -45,7 +34,7 @@ def shown(path):
 
 def read_sites(image_path):
     """Every site with its bytes and disassembly per platform (pvsites --json --disasm)."""
-    pvsites = load_tool("pvsites")
+    pvsites = imports.tool("pvsites")
     try:
         image = pvsites.open_image(image_path)
         sites = pvsites.read_sites(image)
@@ -59,7 +48,7 @@ def platforms():
     """{platform: the site form it takes}, in pvsites' column order (from
     pvemit's table, which tests/pv/test_platform_sites.py checks against
     the kernel)."""
-    pvsites = load_tool("pvsites")
+    pvsites = imports.tool("pvsites")
     try:
         return pvsites.platform_forms()
     except pvsites.ToolError as e:

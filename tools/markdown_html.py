@@ -30,9 +30,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glossary  # noqa: E402
 
-import debian_module  # noqa: E402
+import imports  # noqa: E402
 
-library = debian_module.load("markdown", "python3-markdown")
+library = imports.debian("markdown", "python3-markdown")
 from markdown.blockprocessors import HashHeaderProcessor  # noqa: E402
 from markdown.extensions import Extension  # noqa: E402
 from markdown.preprocessors import Preprocessor  # noqa: E402

@@ -56,15 +56,15 @@ import argparse
 import os
 import re
 import sys
-from importlib.machinery import SourceFileLoader
 
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import imports  # noqa: E402
 import prose_facts  # noqa: E402
 from prose_claims import GENERATED, cells, check_unit, figure_pool  # noqa: E402
 
-tour = SourceFileLoader("tour", os.path.join(ROOT, "tools", "tour")).load_module()
+tour = imports.tool("tour")
 
 KINDS = ("bytes", "lengths", "counts", "options", "figures", "addresses")
 EXEMPT = re.compile(r"prose-check: exempt (.*?)\s*(?:-->|\*/|$)")

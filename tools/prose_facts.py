@@ -18,14 +18,14 @@ import struct
 import subprocess
 import sys
 import tempfile
-from importlib.machinery import SourceFileLoader
 
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import imports  # noqa: E402
 from elfimage import Image, ImageError  # noqa: E402
 
-pvsites = SourceFileLoader("pvsites", os.path.join(ROOT, "tools", "pvsites")).load_module()
+pvsites = imports.tool("pvsites")
 
 WILD, ANY = "??", "..."
 NOP_TEXT = re.compile(r"^(nop|xchg\s+%ax,%ax$|data16)")

@@ -11,8 +11,6 @@ built for the host (tools/pvemit.c), in the table docs/ shows
 (tools/site_table.py); only "now" is read here, from the machine's
 memory, through the page tables of the CPU gdb has selected."""
 
-import importlib.machinery
-import importlib.util
 import os
 import sys
 
@@ -21,19 +19,11 @@ import gdb
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import imports  # noqa: E402
 from site_table import disasm_text, form_rows, site_table  # noqa: E402
 
 
-def load_pvsites():
-    """tools/pvsites as a module (it has no .py name); its main() does not run."""
-    path = os.path.join(ROOT, "tools", "pvsites")
-    loader = importlib.machinery.SourceFileLoader("pvsites", path)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("pvsites", loader))
-    loader.exec_module(module)
-    return module
-
-
-pvsites = load_pvsites()
+pvsites = imports.tool("pvsites")
 
 
 class Sites:
