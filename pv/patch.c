@@ -134,7 +134,7 @@ bool pv_site_valid(const struct pv_site *s, const struct pv_text *text, char *er
  * ends: a thread interrupted after a site's popf or sti, or returning from
  * its call, then resumes at the site's end, an address that stays an
  * instruction boundary whatever the site is later rewritten to
- * (pv/live_patch.c). */
+ * (kernel/live_patch.c). */
 static enum pv_patch_result build_site(const struct pv_site *s, const struct pv_replacement *r,
                                        uint8_t *site)
 {

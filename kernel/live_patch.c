@@ -1,7 +1,7 @@
 /* Live patching: rewriting text that other CPUs may be running, with a
  * breakpoint in front of each place while it changes, and rewriting a
  * paravirt op's sites so. */
-#include "pv/live_patch.h"
+#include "kernel/live_patch.h"
 
 #include <stdbool.h>
 
