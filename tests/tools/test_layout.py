@@ -23,7 +23,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Native files with no Xen twin, and why.
 NATIVE_ONLY = {
-    "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c and mmu.c",
+    "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c, pte.c "
+               "and tlb.c",
     "pvh.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
     "multiboot2.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
 }
