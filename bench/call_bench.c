@@ -6,7 +6,7 @@
 #include "bench/bench.h"
 #include "bench/call_target.h"
 #include "bench/loop.h"
-#include "pv/static_call.h"
+#include "kernel/static_call.h"
 
 #define CALL_ITERS 100000
 

@@ -1,12 +1,12 @@
 /* What patching costs while the kernel runs: one static-call retarget,
- * the smallest live patch (pv/live_patch.c). With one CPU it is one write
+ * the smallest live patch (kernel/live_patch.c). With one CPU it is one write
  * through pv_patch_ops.text_poke; with several, an int3, the rest, the
  * first byte and the first byte again, each write followed by a sync that
  * interrupts every CPU and waits until each has serialized. */
 #include "bench/bench.h"
 #include "bench/loop.h"
 #include "kernel/smp.h"
-#include "pv/static_call.h"
+#include "kernel/static_call.h"
 
 #define RETARGET_ITERS 200
 #define SYNC_ITERS 200

@@ -14,6 +14,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/live_patch.h"
 #include "kernel/percpu.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
@@ -24,7 +25,6 @@
 #include "mm/kernel_map.h"
 #include "mm/vm.h"
 #include "pv/irq.h"
-#include "pv/live_patch.h"
 #include "pv/ops.h"
 #include "pv/site.h"
 

@@ -44,7 +44,7 @@ void mm_dirty_test(void);
  * another CPU revoked faults; skip-shootdown must fail. Needs 2 CPUs. */
 void mm_tlb_test(void);
 
-/* pv/repatch_test.c: pv.repatch_test=N rewrites restore_fl's sites and a
+/* kernel/live_patch_test.c: pv.repatch_test=N rewrites restore_fl's sites and a
  * static call N times while a thread per CPU runs them; panics on a torn
  * instruction or a wrong result. Call from thread context. */
 void pv_repatch_test(void);

@@ -1,6 +1,6 @@
 /* Starting the other CPUs, and making every CPU serialize after a text
  * write. The boot CPU has patched every call site by now; later rewrites
- * go through pv/live_patch.c, which syncs with smp_sync_cores(). Each
+ * go through kernel/live_patch.c, which syncs with smp_sync_cores(). Each
  * secondary runs on an idle thread's stack from the thread pool, so its
  * stack sits above a guard page like every other. */
 #include "kernel/smp.h"

@@ -17,7 +17,7 @@ __attribute__((noreturn)) void smp_cpu_main(unsigned cpu);
 
 /* Returns once every running CPU has taken an interrupt and serialized,
  * so none still runs instructions it fetched before the call. Needs
- * interrupts enabled; one caller at a time (pv/live_patch.c). */
+ * interrupts enabled; one caller at a time (kernel/live_patch.c). */
 void smp_sync_cores(void);
 
 /* What every CPU does on the backend's IPI (pv_cpu_ops.send_ipi) besides

@@ -8,10 +8,10 @@
 #include "kernel/cmdline.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
+#include "kernel/static_call.h"
 #include "pv/ops.h"
-#include "pv/static_call.h"
 
-/* The timer hook is a static call (pv/static_call.h): set at run time,
+/* The timer hook is a static call (kernel/static_call.h): set at run time,
  * called without an indirect branch. */
 static void timer_callback_none(void)
 {

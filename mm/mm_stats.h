@@ -8,30 +8,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct mm_stats {
-    uint64_t ptes;             /* leaf entries written by map, unmap and mprotect */
-    uint64_t hypercalls;       /* made by the mmu ops (a multicall counts once) */
-    uint64_t multicalls;       /* of those, multicalls of two or more entries */
-    uint64_t mc_entries;       /* entries in those multicalls */
-    uint64_t mc_entries_max;   /* the most in one */
-    uint64_t traps_emulated;   /* pte writes left to the hypervisor to trap and emulate */
-    uint64_t faults;           /* write faults handed to a memory area's handler */
-    uint64_t tlb_flushes;      /* single-page flushes, plus full flushes counted once each */
-    uint64_t shootdowns;       /* flushes asked of the other CPUs (mm/tlb.c) */
-    uint64_t shootdown_ipis;   /* IPIs sent for them (native) */
-    uint64_t flush_hypercalls; /* hypercalls that carried them (Xen), batched or alone */
-};
+/* Every counter once, in the order of struct mm_stats and of the
+ * mmstats: line; everything about the counters is made from this list.
+ * ADDED(field, NAME): counted by mm_stats_add(MM_NAME, n). KEPT(field,
+ * SHOWN): kept by mm_stats_multicall() only, and shown on the line as
+ * COUNT (field=N, as every ADDED one is) or MEAN (field_mean=N.NN, per
+ * multicall). */
+/* clang-format off */
+#define MM_STATS(ADDED, KEPT) \
+    ADDED(ptes, PTES)                         /* leaf entries written by map, unmap, mprotect */ \
+    ADDED(hypercalls, HYPERCALLS)             /* made by the mmu ops; a multicall counts once */ \
+    KEPT(multicalls, COUNT)                   /* of those, multicalls of two or more entries */ \
+    KEPT(mc_entries, MEAN)                    /* entries in those multicalls */ \
+    KEPT(mc_entries_max, COUNT)               /* the most in one */ \
+    ADDED(traps_emulated, TRAPS_EMULATED)     /* pte writes the hypervisor trapped and emulated */ \
+    ADDED(faults, FAULTS)                     /* write faults handed to a memory area's handler */ \
+    ADDED(tlb_flushes, TLB_FLUSHES)           /* one-page flushes, plus one per full flush */ \
+    ADDED(shootdowns, SHOOTDOWNS)             /* flushes asked of the other CPUs (mm/tlb.c) */ \
+    ADDED(shootdown_ipis, SHOOTDOWN_IPIS)     /* IPIs sent for them (native) */ \
+    ADDED(flush_hypercalls, FLUSH_HYPERCALLS) /* hypercalls that carried them (Xen) */
+/* clang-format on */
 
-enum mm_stat {
-    MM_PTES,
-    MM_HYPERCALLS,
-    MM_TRAPS_EMULATED,
-    MM_FAULTS,
-    MM_TLB_FLUSHES,
-    MM_SHOOTDOWNS,
-    MM_SHOOTDOWN_IPIS,
-    MM_FLUSH_HYPERCALLS,
+#define MM_STATS_FIELD_(field, ...) uint64_t field;
+struct mm_stats {
+    MM_STATS(MM_STATS_FIELD_, MM_STATS_FIELD_)
 };
+#undef MM_STATS_FIELD_
+
+#define MM_STATS_ENUM_(field, name) MM_##name,
+#define MM_STATS_NONE_(field, shown)
+enum mm_stat { MM_STATS(MM_STATS_ENUM_, MM_STATS_NONE_) };
+#undef MM_STATS_ENUM_
+#undef MM_STATS_NONE_
 
 /* Adds n to one counter. Safe from any context. */
 void mm_stats_add(enum mm_stat which, uint64_t n);
@@ -42,11 +50,9 @@ void mm_stats_multicall(unsigned entries);
 void mm_stats_reset(void);
 void mm_stats_read(struct mm_stats *out);
 
-/* The machine-readable line, without a newline:
- *   mmstats: ptes=N hypercalls=N multicalls=N mc_entries_mean=X.XX mc_entries_max=N
- *            traps_emulated=N faults=N tlb_flushes=N shootdowns=N
- *            shootdown_ipis=N flush_hypercalls=N                   (one line)
- * Returns what ksnprintf() returns. */
+/* The machine-readable line, without a newline: "mmstats:", then each
+ * counter of MM_STATS in order, e.g. "mmstats: ptes=N hypercalls=N
+ * multicalls=N mc_entries_mean=X.XX ...". Returns what ksnprintf() returns. */
 int mm_stats_format(char *buf, size_t size, const struct mm_stats *s);
 
 #endif

@@ -45,16 +45,45 @@ void pv_fill_padding(uint8_t *buf, size_t len)
     memset(buf + 2, 0xcc, len - 2); /* int3: a stray jump into padding traps */
 }
 
-bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target)
+/* call *disp32(%rip), every site's first instruction as linked: FF /2,
+ * ModRM 00 010 101 (Intel SDM vol. 2A, "CALL", and table 2-2). */
+static const uint8_t indirect_call_opcode[] = {0xff, 0x15};
+
+/* Writes target as a rel32 counted from next, the end of the instruction;
+ * false, writing nothing, if out of reach. */
+static bool put_rel32(uint8_t *buf, uint64_t next, uint64_t target)
 {
-    /* rel32 counts from the end of the call instruction. */
-    int64_t rel = (int64_t)(target - (at + PV_CALL_REL32_LEN));
+    int64_t rel = (int64_t)(target - next);
 
     if (rel < INT32_MIN || rel > INT32_MAX)
         return false;
-    buf[0] = 0xe8; /* call rel32 */
     for (int i = 0; i < 4; i++)
-        buf[1 + i] = (uint8_t)((uint64_t)rel >> (8 * i)); /* little-endian */
+        buf[i] = (uint8_t)((uint64_t)rel >> (8 * i)); /* little-endian */
+    return true;
+}
+
+bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target)
+{
+    if (!put_rel32(buf + 1, at + PV_CALL_REL32_LEN, target))
+        return false;
+    buf[0] = 0xe8; /* call rel32: E8 cd */
+    return true;
+}
+
+bool pv_emit_indirect_call(uint8_t *buf, uint64_t at, uint64_t slot)
+{
+    if (!put_rel32(buf + 2, at + PV_INDIRECT_CALL_LEN, slot))
+        return false;
+    buf[0] = indirect_call_opcode[0];
+    buf[1] = indirect_call_opcode[1];
+    return true;
+}
+
+bool pv_emit_linked_site(uint8_t *buf, uint64_t addr, size_t len, uint64_t slot)
+{
+    if (!pv_emit_indirect_call(buf, addr, slot))
+        return false;
+    pv_fill_padding(buf + PV_INDIRECT_CALL_LEN, len - PV_INDIRECT_CALL_LEN);
     return true;
 }
 
@@ -121,11 +150,11 @@ bool pv_site_valid(const struct pv_site *s, const struct pv_text *text, char *er
     if (!site_fields_valid(s, err, errlen) || !site_in_text(s, text, err, errlen))
         return false;
     p = text->bytes + (s->addr - text->start);
-    if (p[0] != 0xff || p[1] != 0x15) /* call *rel32(%rip): FF /2, ModRM 00 010 101 */
+    if (p[0] != indirect_call_opcode[0] || p[1] != indirect_call_opcode[1])
         return reject(s, err, errlen,
-                      ": starts with %02x %02x, not the indirect call ff 15 "
+                      ": starts with %02x %02x, not the indirect call %02x %02x "
                       "(patched twice, or a stale descriptor)",
-                      p[0], p[1]);
+                      p[0], p[1], indirect_call_opcode[0], indirect_call_opcode[1]);
     return true;
 }
 
@@ -134,7 +163,7 @@ bool pv_site_valid(const struct pv_site *s, const struct pv_text *text, char *er
  * ends: a thread interrupted after a site's popf or sti, or returning from
  * its call, then resumes at the site's end, an address that stays an
  * instruction boundary whatever the site is later rewritten to
- * (pv/live_patch.c). */
+ * (kernel/live_patch.c). */
 static enum pv_patch_result build_site(const struct pv_site *s, const struct pv_replacement *r,
                                        uint8_t *site)
 {

@@ -92,6 +92,15 @@ void pv_fill_padding(uint8_t *buf, size_t len);
  * Returns false, writing nothing, if target is out of rel32 reach. */
 bool pv_emit_call(uint8_t *buf, uint64_t at, uint64_t target);
 
+/* Writes `call *slot(%rip)` (FF 15 rel32, PV_INDIRECT_CALL_LEN bytes) as it
+ * would be at address `at`; false, writing nothing, if out of reach. */
+bool pv_emit_indirect_call(uint8_t *buf, uint64_t at, uint64_t slot);
+
+/* Writes the site at addr as linked (pv/call.h): the indirect call through
+ * slot, then padding to len (PV_INDIRECT_CALL_LEN <= len <=
+ * PV_SITE_MAX_LEN); false, writing nothing, if slot is out of reach. */
+bool pv_emit_linked_site(uint8_t *buf, uint64_t addr, size_t len, uint64_t slot);
+
 /* "irq_disable" ... "leave_lazy_mmu"; "unknown" for op >= PV_OP_COUNT. */
 const char *pv_op_name(enum pv_op op);
 
@@ -104,6 +113,10 @@ void pv_patch_summary(const struct pv_patch_stats *st, const char *backend, char
  * supplies (unless pv.patch=off); prints one summary line. Runs while the
  * text is still writable, before the kernel map makes it read-only. */
 void pv_patch_all(const struct pv_backend *be);
+
+/* The kernel's text as pv_patch_site() and pv_site_valid() take it: in
+ * place, at its own addresses. */
+struct pv_text pv_kernel_text(void);
 
 /* pv.trace=1: a backend rewriting sites of its own shows their bytes too,
  * as pv_patch_all() does: " b0 b1 ... -> a0 a1 ...", no newline. */

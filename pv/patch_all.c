@@ -44,6 +44,12 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
     kprintf(" (%s)\n", results[r]);
 }
 
+struct pv_text pv_kernel_text(void)
+{
+    return (struct pv_text){(uint8_t *)__text_start, (uint64_t)__text_start,
+                            (uint64_t)(__text_end - __text_start)};
+}
+
 /* Tour 80: The patcher, natively.
  * Once the tables are installed, this walks .pv_sites once. For each site
  * the backend offers a replacement; natively `irq_disable` gets `cli`, so
@@ -55,8 +61,7 @@ static void trace_site(const struct pv_site *s, const uint8_t *before, const uin
  * text read-only. */
 void pv_patch_all(const struct pv_backend *be)
 {
-    struct pv_text text = {(uint8_t *)__text_start, (uint64_t)__text_start,
-                           (uint64_t)(__text_end - __text_start)};
+    struct pv_text text = pv_kernel_text();
     struct pv_patch_stats stats = {0};
     char line[PV_PATCH_SUMMARY_LEN];
 

@@ -178,8 +178,9 @@ static const char *result_name(enum pv_patch_result r)
     }
 }
 
-/* Patches a stand-in for the unpatched site (call *0(%rip), NOPs) at its
- * address, exactly as the kernel would. */
+/* Patches a stand-in for the site as linked (call *0(%rip), padding) at
+ * its address, exactly as the kernel would. The stand-in fills the buffer
+ * whatever len says: a bad len is the patcher's to reject. */
 static void emit_site(const struct pv_backend *be, uint64_t addr, unsigned op, unsigned len,
                       struct outcome *out)
 {
@@ -188,10 +189,8 @@ static void emit_site(const struct pv_backend *be, uint64_t addr, unsigned op, u
     struct pv_patch_stats stats = {0};
     char err[256];
 
-    out->bytes[0] = 0xff; /* call *rel32(%rip) */
-    out->bytes[1] = 0x15;
-    memset(out->bytes + 2, 0, PV_INDIRECT_CALL_LEN - 2);
-    memset(out->bytes + PV_INDIRECT_CALL_LEN, 0x90, sizeof(out->bytes) - PV_INDIRECT_CALL_LEN);
+    /* A slot right after the call, rel32 0: always in reach. */
+    pv_emit_linked_site(out->bytes, addr, sizeof(out->bytes), addr + PV_INDIRECT_CALL_LEN);
     if (len > PV_SITE_MAX_LEN)
         site.len = PV_SITE_MAX_LEN + 1; /* still rejected, whatever the input said */
     out->result = pv_patch_site(&site, be, &text, &stats, err, sizeof(err));

@@ -7,7 +7,7 @@
 
 #define LAPIC_TIMER_VECTOR 0xf0 /* the highest priority class */
 #define LAPIC_IPI_VECTOR 0xf1   /* a wake-up: its handler only sends EOI */
-#define LAPIC_TLB_VECTOR 0xf2   /* a TLB shootdown (arch/x86/native/mmu.c) */
+#define LAPIC_TLB_VECTOR 0xf2   /* a TLB shootdown (arch/x86/native/tlb.c) */
 #define LAPIC_SPURIOUS_VECTOR 0xff
 
 /* ICR command words (Intel SDM vol. 3, 11.6.1): delivery mode, level. */

@@ -227,7 +227,7 @@ OPTION_PROBLEM = r"^cmdline: (unknown option|bad value)"
 UNPATCHED = r"^pv: .*patching off"
 
 
-# The live-patching test's lines (pv/repatch_test.c): with several CPUs,
+# The live-patching test's lines (kernel/live_patch_test.c): with several CPUs,
 # its first rewrite step by step, then its summary.
 REPATCH_TRACE = [r"^pv: live patch 0x[0-9a-f]+ %s(?: [0-9a-f]{2}){9}$" % step
                  for step in ("before", "int3  ", "tail  ", "head  ")]
@@ -649,7 +649,7 @@ CASES += [
 # Several CPUs (tools/run --smp): every CPU reports in and does some of the
 # spinning threads' work, and the lock and channel self-tests stay exact.
 # Each also runs the stale-TLB test (mm/tlb_test.c), one the live-patching
-# stress test (pv/repatch_test.c: restore_fl's sites and a static call
+# stress test (kernel/live_patch_test.c: restore_fl's sites and a static call
 # rewritten while a thread per other CPU runs them, a torn instruction
 # trapping or getting a result wrong), and the write-barrier
 # workload with a mutator per CPU: a TLB shootdown missing anywhere shows
@@ -785,7 +785,7 @@ CASES += [
          last_line=CMDLINE_FAIL + r"fault.cpu= names no CPU online$", status="cmdline"),
 ]
 
-# Live patching (pv/live_patch.c) beyond smp-pvh-2-parallel above, in
+# Live patching (kernel/live_patch.c) beyond smp-pvh-2-parallel above, in
 # boots of their own: after the stress test the write-barrier workload's
 # mutators need not land one per CPU (a Xen overcommit boot once put none
 # on vCPU 0). Then the control, which rewrites without the int3 and must

@@ -10,7 +10,10 @@ entry path is a twin of a native or PV file. Every .c file under the
 kernel's directories is built into the kernel (the Makefile's KERNEL_C): a
 program that is not kernel code, such as the benchmark program for Linux,
 lives in a directory of its own (linux-user/), where the kernel's checks
-do not count it as theirs. Ends with "N passed, N failed"."""
+do not count it as theirs. pv/ is a floor below kernel/: its files
+include no kernel/ header but the few named below with the reason (a
+kernel service built on pv/, such as live patching, lives in kernel/).
+Ends with "N passed, N failed"."""
 
 import os
 import re
@@ -24,12 +27,23 @@ from report import check, summary  # noqa: E402
 
 # Native files with no Xen twin, and why.
 NATIVE_ONLY = {
-    "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c and mmu.c",
+    "insns.c": "the native site ops are the registry's instructions; Xen's are in irq.c, pte.c "
+               "and tlb.c",
     "pvh.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
     "multiboot2.c": "a native entry path; Xen's are xen/pv/start.c and xen/pvh/start.c",
 }
 # PVH files with no twin: its own entry path.
 PVH_ONLY = {"start.c": "the PVH backend's entry path, called by arch/x86/pvh.c"}
+# The kernel/ headers pv/ may include, and why: what any layer needs, none
+# of which needs the scheduler, the CPUs or the clock.
+PV_MAY_INCLUDE = {
+    "kernel/console.h": "printing (kprintf)",
+    "kernel/printf.h": "printing into a buffer (ksnprintf), also on the host (tools/pvemit)",
+    "kernel/exit.h": "panicking",
+    "kernel/string.h": "strings and memory (memcpy)",
+    "kernel/cmdline.h": "declaring its own command-line options",
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def layout_rows(readme):
@@ -59,6 +73,24 @@ def check_kernel_dirs():
           "kernel's directories)" % ", ".join(strays))
 
 
+def pv_kernel_includes(root):
+    """[(pv file, kernel/ header)] for every kernel/ header a pv/ file
+    includes that PV_MAY_INCLUDE does not name."""
+    found = []
+    for dirpath, _, names in os.walk(os.path.join(root, "pv")):
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path) as f:
+                for inc in INCLUDE.findall(f.read()):
+                    if inc.startswith("."):  # "../kernel/x.h", from the file's directory
+                        inc = os.path.relpath(os.path.join(dirpath, inc), root)
+                    if inc.startswith("kernel/") and inc not in PV_MAY_INCLUDE:
+                        found.append((os.path.relpath(path, root), inc))
+    return found
+
+
 def main():
     with open(os.path.join(ROOT, "README.md")) as f:
         rows = layout_rows(f.read())
@@ -81,6 +113,13 @@ def main():
     for f in sorted(pvh - set(PVH_ONLY)):
         check(f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}", f in native or f in pv)
     check_kernel_dirs()
+    reaching_up = pv_kernel_includes(ROOT)
+    for path, inc in reaching_up:
+        check(f"{path} includes only what pv/ may of kernel/", False,
+              f"{inc} is not one of " + ", ".join(sorted(PV_MAY_INCLUDE))
+              + "; a kernel service built on pv/ belongs in kernel/")
+    if not reaching_up:
+        check("pv/ includes no kernel/ header but " + ", ".join(sorted(PV_MAY_INCLUDE)), True)
     return summary()
 
 

@@ -6,11 +6,14 @@ leaves the free-text lines of the same tag alone, and refuses, naming the
 line, one that is not key=value fields (free text, a doubled space, an
 empty value, a key twice). Then every printf format in the tree that
 starts a result line is filled in with sample values and must parse: a
-field written as free text fails here, not in a benchmark run. Ends with
+field written as free text fails here, not in a benchmark run. A format
+that macros make (a tag such as "mmstats:" alone, the rest from a list)
+is read from the file as the C preprocessor leaves it. Ends with
 "N passed, N failed"."""
 
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -104,18 +107,38 @@ def c_files():
                     yield os.path.join(dirpath, n)
 
 
+def literals(source):
+    """(offset, text) of each string literal, adjacent ones joined."""
+    for m in ADJACENT.finditer(source):
+        text = "".join(STRING.findall(m.group(0)))
+        yield m.start(), text.replace('\\"', '"').replace("\\n", "\n")
+
+
+def preprocessed(path):
+    """The kernel source file as the C preprocessor leaves it."""
+    return subprocess.run(["gcc", "-E", "-P", "-I", ROOT, "-DHOST_TEST",
+                           "-D__XEN_INTERFACE_VERSION__=__XEN_LATEST_INTERFACE_VERSION__", path],
+                          capture_output=True, text=True, check=True).stdout
+
+
 def formats():
     """Every string literal (adjacent ones joined, a macro's across its
     backslashes) in the tree's C that starts a result line: (where, text)."""
+    tags = {start.split(" ")[0] for start in STARTS}
     for path in c_files():
         with open(path) as f:
             source = f.read().replace("\\\n", " ")
-        for m in ADJACENT.finditer(source):
-            text = "".join(STRING.findall(m.group(0)))
-            text = text.replace('\\"', '"').replace("\\n", "\n")
+        found, made_at = [], None
+        for offset, text in literals(source):
+            where = "%s:%d" % (os.path.relpath(path, ROOT), source.count("\n", 0, offset) + 1)
             if text.startswith(STARTS):
-                line = source.count("\n", 0, m.start()) + 1
-                yield "%s:%d" % (os.path.relpath(path, ROOT), line), text
+                found.append(text)
+                yield where, text
+            elif text in tags:  # the rest comes from macros
+                made_at = made_at or where
+        if made_at:
+            yield from ((made_at, t) for _, t in literals(preprocessed(path))
+                        if t.startswith(STARTS) and t not in found)
 
 
 def filled(text):

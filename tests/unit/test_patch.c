@@ -292,6 +292,52 @@ static void test_emit_call_reach_limits(void **state)
         assert_int_equal(buf[i], CANARY);
 }
 
+/* ---- indirect calls: the site as linked ---- */
+
+static void test_emit_indirect_call_rel32(void **state)
+{
+    uint8_t buf[6];
+
+    (void)state;
+    assert_true(pv_emit_indirect_call(buf, 0x101000, 0x102000)); /* 0x102000 - 0x101006 */
+    assert_memory_equal(buf, ((uint8_t[]){0xff, 0x15, 0xfa, 0x0f, 0x00, 0x00}), 6);
+    assert_true(pv_emit_indirect_call(buf, 0x102000, 0x101000)); /* -0x1006 */
+    assert_memory_equal(buf, ((uint8_t[]){0xff, 0x15, 0xfa, 0xef, 0xff, 0xff}), 6);
+}
+
+static void test_emit_indirect_call_reach_limits(void **state)
+{
+    const uint64_t at = 0x80000000ull, end = at + 6;
+    uint8_t buf[6];
+
+    (void)state;
+    assert_true(pv_emit_indirect_call(buf, at, end + INT32_MAX));
+    assert_memory_equal(buf, ((uint8_t[]){0xff, 0x15, 0xff, 0xff, 0xff, 0x7f}), 6);
+    memset(buf, CANARY, sizeof(buf));
+    assert_false(pv_emit_indirect_call(buf, at, end + INT32_MAX + 1ull));
+    assert_false(pv_emit_indirect_call(buf, at, end - 0x80000001ull));
+    for (size_t i = 0; i < sizeof(buf); i++)
+        assert_int_equal(buf[i], CANARY);
+}
+
+/* The call first, then one padding instruction to the end; nothing past
+ * len, and a site the patcher accepts. */
+static void test_emit_linked_site(void **state)
+{
+    (void)state;
+    for (uint8_t len = PV_INDIRECT_CALL_LEN; len <= PV_SITE_MAX_LEN; len++) {
+        struct text_fixture f;
+
+        setup_text(&f, TEXT_START, PV_OP_irq_disable, len);
+        memset(site_bytes(&f), CANARY, len);
+        assert_true(pv_emit_linked_site(site_bytes(&f), f.site.addr, len, f.site.addr + 0x100));
+        assert_memory_equal(site_bytes(&f), ((uint8_t[]){0xff, 0x15, 0xfa, 0x00, 0x00, 0x00}), 6);
+        assert_int_equal(padding_instructions(site_bytes(&f) + 6, len - 6u), len > 6);
+        assert_canaries_intact(&f, len);
+        assert_true(pv_site_valid(&f.site, &f.text, f.err, sizeof(f.err)));
+    }
+}
+
 /* ---- Xen ---- */
 
 /* The same nine bytes at any site: the store goes through the GS base,
@@ -762,6 +808,9 @@ int main(void)
         cmocka_unit_test(test_xen_restore_fl_exact_bytes),
         cmocka_unit_test(test_emit_call_rel32),
         cmocka_unit_test(test_emit_call_reach_limits),
+        cmocka_unit_test(test_emit_indirect_call_rel32),
+        cmocka_unit_test(test_emit_indirect_call_reach_limits),
+        cmocka_unit_test(test_emit_linked_site),
         cmocka_unit_test(test_xen_irq_disable_any_site),
         cmocka_unit_test(test_xen_irq_disable_exact_bytes),
         cmocka_unit_test(test_xen_direct_call),

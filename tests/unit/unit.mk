@@ -59,6 +59,10 @@ UNIT_SRCS_pte_prot := mm/pte_prot.c
 UNIT_TESTS += vma
 UNIT_SRCS_vma := mm/vma.c
 
+# The mmstats: line, byte for byte, as the boot tests and tools/bench parse it.
+UNIT_TESTS += mm_stats
+UNIT_SRCS_mm_stats := mm/mm_stats.c kernel/printf.c
+
 # Xen is faked in the test: it runs the queued calls and can refuse one.
 UNIT_TESTS += multicall
 UNIT_SRCS_multicall := xen/pv/multicall.c

@@ -48,7 +48,7 @@ __attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_to
 void xen_pv_map_shared_info(uint64_t maddr);
 void xen_pv_read_domain(const start_info_t *si);
 
-/* mmu.c: across a suspend, the copies of CR3 held as pseudo-physical
+/* tlb.c: across a suspend, the copies of CR3 held as pseudo-physical
  * addresses, every frame being new afterwards. */
 void xen_mmu_suspend(void);
 void xen_mmu_resume(void);
@@ -82,9 +82,9 @@ void xen_mmu_init(void);
 void xen_mmu_setup(void);
 /* hypercall_sites.c: every hypercall site rewritten as xen.hypercall= says. */
 void xen_hypercall_setup(void);
-/* mmu.c: cpu starts on this vCPU's top-level table; returns its machine address. */
+/* tlb.c: cpu starts on this vCPU's top-level table; returns its machine address. */
 uint64_t xen_mmu_cpu_init(unsigned cpu);
-/* mmu.c: while on, this vCPU's mmu_updates and mmuext_ops are built and
+/* mmu_batch.c: while on, this vCPU's mmu_updates and mmuext_ops are built and
  * queued as usual but never reach Xen (they report success): for
  * measuring the guest's share of a batch. Call with events masked. */
 void xen_mmu_withhold(bool on);

@@ -8,8 +8,8 @@
  *
  * Pure: it never makes a hypercall itself. The caller passes the function
  * that issues the entries, so the host unit tests drive it with a fake Xen.
- * Not locked: its user (xen/pv/mmu.c) keeps one per vCPU and queues with
- * events masked. */
+ * Not locked: its user (xen/pv/mmu_batch.c) keeps one per vCPU and queues
+ * with events masked. */
 #ifndef XEN_MULTICALL_H
 #define XEN_MULTICALL_H
 

@@ -83,7 +83,7 @@ static void emit_irq_enable(struct pv_replacement *out, uint64_t force_upcall)
 /* restore_fl: the bit test that a call's padding would otherwise waste,
  * then the rest out of line (xen_pv_restore_fl_cf in xen/pv/irq.c). Inline
  * it all would take 30 bytes, and restore_fl's native forms are rewritten
- * while other CPUs run (pv/live_patch.c). */
+ * while other CPUs run (kernel/live_patch.c). */
 static void emit_restore_fl(struct pv_replacement *out, uint64_t restore_fl_cf)
 {
     uint8_t *b = out->bytes;

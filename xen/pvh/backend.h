@@ -50,7 +50,7 @@ int xen_pvh_suspend(void);
 void xen_pvh_lapic_timer_init(void);
 void xen_pvh_lapic_timer_oneshot(uint64_t deadline_ns);
 
-/* mmu.c: xen.shootdown=hypercall, every vCPU's TLB flushed by Xen. */
+/* tlb.c: xen.shootdown=hypercall, every vCPU's TLB flushed by Xen. */
 void xen_pvh_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end);
 
 /* smp.c: a vCPU's Xen side (vcpu_info, ports), then the native start. */

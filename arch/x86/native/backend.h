@@ -29,7 +29,7 @@ void native_time_setup(void);
 void native_send_ipi_vector(unsigned cpu, uint8_t vector);
 void native_cpu_apic_id_set(unsigned cpu, uint8_t apic_id);
 
-/* mmu.c: hooks the TLB shootdown vector. */
+/* tlb.c: hooks the TLB shootdown vector. */
 void native_shootdown_init(void);
 
 /* lock.c: the ticket lock, out of line. */

@@ -11,14 +11,14 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/live_patch.h"
 #include "kernel/main.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/static_call.h"
 #include "pv/irq.h"
-#include "pv/live_patch.h"
 #include "pv/patch.h"
-#include "pv/static_call.h"
 
 static uint64_t rewrites;
 OPTION_UINT(rewrites, "pv.repatch_test", 0, 1000000,
@@ -44,7 +44,7 @@ static bool stop;
 static uint64_t runs[MAX_CPUS];
 
 /* Both directions of irq_restore(), each entered with interrupts off as
- * every caller enters it (pv/live_patch.c relies on it). */
+ * every caller enters it (kernel/live_patch.c relies on it). */
 static void check_restore(void)
 {
     unsigned long flags = irq_save();

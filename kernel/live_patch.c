@@ -1,7 +1,7 @@
 /* Live patching: rewriting text that other CPUs may be running, with a
  * breakpoint in front of each place while it changes, and rewriting a
  * paravirt op's sites so. */
-#include "pv/live_patch.h"
+#include "kernel/live_patch.h"
 
 #include <stdbool.h>
 
@@ -200,33 +200,28 @@ static bool live_patchable(enum pv_op op)
     return op == PV_OP_restore_fl;
 }
 
-/* `call *slot(%rip)` (FF 15 rel32) at the end, NOPs first. */
+/* The indirect call through s's slot at the end, padding first: where a
+ * thread stops is then the site's start or end, as in every other form.
+ * The emitters cannot fail here: the linker wrote this very call at s. */
 static void indirect_call_form(const struct pv_site *s, uint8_t *out)
 {
     size_t pad = s->len - PV_INDIRECT_CALL_LEN;
-    int32_t rel = (int32_t)(pv_op_slot(s->op) - (s->addr + s->len));
 
     pv_fill_padding(out, pad);
-    out[pad] = 0xff;
-    out[pad + 1] = 0x15;
-    memcpy(out + pad + 2, &rel, sizeof(rel));
+    (void)pv_emit_indirect_call(out + pad, s->addr + pad, pv_op_slot(s->op));
 }
 
-/* What be writes at s (pv_patch_site wants the assembler's form, call
+/* What be writes at s (pv_patch_site wants the site as linked, call
  * first, to start from), or the indirect call if be is NULL or keeps it. */
 static void new_form(const struct pv_site *s, const struct pv_backend *be, uint8_t *out)
 {
     struct pv_text one = {out, s->addr, s->len};
     struct pv_patch_stats stats = {0};
     char err[PV_PATCH_SUMMARY_LEN];
-    int32_t rel = (int32_t)(pv_op_slot(s->op) - (s->addr + PV_INDIRECT_CALL_LEN));
     enum pv_patch_result r;
 
     if (be) {
-        memset(out, 0x90, s->len);
-        out[0] = 0xff;
-        out[1] = 0x15;
-        memcpy(out + 2, &rel, sizeof(rel));
+        (void)pv_emit_linked_site(out, s->addr, s->len, pv_op_slot(s->op));
         r = pv_patch_site(s, be, &one, &stats, err, sizeof(err));
         if (r == PV_REJECTED)
             panic("%s", err);
@@ -234,6 +229,18 @@ static void new_form(const struct pv_site *s, const struct pv_backend *be, uint8
             return;
     }
     indirect_call_form(s, out);
+}
+
+/* A site still as linked, call first, was never patched at boot: a thread
+ * may have stopped after its call, inside the site. pv_site_valid() accepts
+ * exactly such a site; one of 6 bytes has no padding, so it is call first
+ * in every layout and safe. */
+static bool still_as_linked(const struct pv_site *s)
+{
+    struct pv_text text = pv_kernel_text();
+    char err[PV_PATCH_SUMMARY_LEN];
+
+    return s->len > PV_INDIRECT_CALL_LEN && pv_site_valid(s, &text, err, sizeof(err));
 }
 
 unsigned pv_repatch_op(enum pv_op op, const struct pv_backend *be)
@@ -250,7 +257,7 @@ unsigned pv_repatch_op(enum pv_op op, const struct pv_backend *be)
 
         if (s->op != op)
             continue;
-        if (now[0] == 0xff && now[1] == 0x15 && s->len > PV_INDIRECT_CALL_LEN)
+        if (still_as_linked(s))
             panic("pv: site at 0x%lx (%s) still has its call first, as assembled: live "
                   "patching needs the sites patched at boot",
                   s->addr, pv_op_name(op));

@@ -8,8 +8,8 @@
  *   static_call(name)(args...);
  *   static_call_update(name, new_function);
  */
-#ifndef PV_STATIC_CALL_H
-#define PV_STATIC_CALL_H
+#ifndef KERNEL_STATIC_CALL_H
+#define KERNEL_STATIC_CALL_H
 
 #define STATIC_CALL_TRAMP(name) __static_call_tramp_##name
 #define STATIC_CALL_TRAMP_STR(name) "__static_call_tramp_" #name
@@ -40,7 +40,7 @@
     } while (0)
 
 /* Rewrites the trampoline's jump to target, safely with every CPU running
- * (pv/live_patch.c). */
+ * (kernel/live_patch.c). */
 void static_call_retarget(void *trampoline, void *target);
 
 #endif

@@ -1,5 +1,5 @@
 /* TLB shootdowns under PVH by hypercall (xen.shootdown=hypercall): the
- * other way is the native IPI to each vCPU (arch/x86/native/mmu.c). */
+ * other way is the native IPI to each vCPU (arch/x86/native/tlb.c). */
 #include "mm/mm_stats.h"
 #include "xen/hypercall.h"
 #include "xen/pvh/backend.h"

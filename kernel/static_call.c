@@ -1,10 +1,10 @@
-#include "pv/static_call.h"
+#include "kernel/static_call.h"
 
 #include <stdint.h>
 
 #include "kernel/exit.h"
 #include "kernel/string.h"
-#include "pv/live_patch.h"
+#include "kernel/live_patch.h"
 
 #define JMP_REL32 0xe9
 #define JMP_REL32_LEN 5

@@ -1,8 +1,8 @@
 /* Rewriting kernel text while other CPUs may be running it: a paravirt
  * op's sites switched to another form, and static calls retargeted
- * (pv/live_patch.c). */
-#ifndef PV_LIVE_PATCH_H
-#define PV_LIVE_PATCH_H
+ * (kernel/live_patch.c). */
+#ifndef KERNEL_LIVE_PATCH_H
+#define KERNEL_LIVE_PATCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

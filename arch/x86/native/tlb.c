@@ -1,7 +1,13 @@
-/* The native page-table ops that have no call site, the memory model
- * (entries hold physical addresses, as there is nothing beneath us) and
- * TLB shootdowns by IPI. The site ops are the registry's instructions
- * (arch/x86/native/insns.c). */
+/* Native TLB shootdowns: the CPU that changed ptes sends an IPI to each
+ * CPU that may cache them and waits until every one has flushed. CR3 and
+ * local flushes are the registry's instructions (arch/x86/native/insns.c).
+ *
+ * One request at a time, in a shared slot: the sender fills in the range,
+ * sets a pending bit per target and sends the IPIs; each target flushes
+ * and clears its bit; the sender returns once no bit is left. A CPU
+ * waiting for the slot serves any request meant for it while it waits:
+ * two CPUs shooting at each other with interrupts off would otherwise
+ * each wait for the other forever. */
 #include "arch/x86/lapic.h"
 #include "arch/x86/native/backend.h"
 #include "arch/x86/trap_frame.h"
@@ -10,49 +16,6 @@
 #include "kernel/time.h"
 #include "mm/mm_stats.h"
 #include "mm/tlb.h"
-
-/* A zeroed frame is a valid, empty table as it stands. */
-void native_make_page_table(uint64_t pa, int level)
-{
-    (void)pa, (void)level;
-}
-
-void native_set_table_entry(uint64_t *entryp, uint64_t val)
-{
-    *(volatile uint64_t *)entryp = val;
-}
-
-void native_release_page_table(uint64_t pa, int level)
-{
-    (void)pa, (void)level;
-}
-
-/* Per entry is cheaper here: a store each, where a new table costs a
- * copy of all 512 and a shootdown of the whole range. */
-bool native_swaps_whole_tables(void)
-{
-    return false;
-}
-
-uint64_t native_phys_to_maddr(uint64_t pa)
-{
-    return pa;
-}
-
-uint64_t native_maddr_to_phys(uint64_t maddr)
-{
-    return maddr;
-}
-
-/* TLB shootdowns: the CPU that changed ptes sends an IPI to each CPU that
- * may cache them and waits until every one has flushed.
- *
- * One request at a time, in a shared slot: the sender fills in the range,
- * sets a pending bit per target and sends the IPIs; each target flushes
- * and clears its bit; the sender returns once no bit is left. A CPU
- * waiting for the slot serves any request meant for it while it waits:
- * two CPUs shooting at each other with interrupts off would otherwise
- * each wait for the other forever. */
 
 #define SHOOTDOWN_TIMEOUT_NS NSEC_PER_SEC
 
