@@ -37,7 +37,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
@@ -152,6 +152,20 @@ bench-lifecycle: $(IMAGE)
 bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
 	tests/bench/test_bench.sh
+
+# The inner loop, a few minutes: the unit tests, the tools' host checks,
+# what the docs say by hand against the image (not gen-docs' QEMU runs),
+# and one boot of each door but the domU's (which fetches Debian's Linux).
+QUICK_BOOTS := pvh-boot iso-boot xen-boot xen-pvh-boot bad-value iso-cpu-qemu32
+quick: $(IMAGE) $(ISO)
+	$(MAKE) unit-test
+	python3 tests/tools/test_layout.py
+	python3 tests/tools/test_doclinks.py
+	python3 tests/tools/test_result_lines.py
+	python3 tests/pv/test_expected_sites.py
+	tools/tour --check
+	python3 tools/prose_check.py
+	python3 tests/boot/run_boot_tests.py $(addprefix --name ,$(QUICK_BOOTS))
 
 test: $(SETUP)
 	$(MAKE) unit-test

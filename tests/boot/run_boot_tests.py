@@ -235,6 +235,8 @@ def main():
                    help="cases run at once (default 2)")
     p.add_argument("-k", action="append", default=[], metavar="PATTERN",
                    help="run only cases whose name contains PATTERN (repeatable)")
+    p.add_argument("--name", action="append", default=[], metavar="NAME",
+                   help="run only the case called NAME (repeatable; with -k, either)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--image", default=os.path.join(build_dir(), "patchbay.elf"),
                    help="kernel image (default $BUILD/patchbay.elf)")
@@ -250,8 +252,13 @@ def main():
     if dups:
         print("run_boot_tests: duplicate case names: " + " ".join(dups), file=sys.stderr)
         return 2
-    if args.k:
-        cases = [c for c in cases if any(k in c["name"] for k in args.k)]
+    unknown = sorted(set(args.name) - set(names))
+    if unknown:
+        print("run_boot_tests: no case is called " + " ".join(unknown), file=sys.stderr)
+        return 2
+    if args.k or args.name:
+        cases = [c for c in cases
+                 if c["name"] in args.name or any(k in c["name"] for k in args.k)]
     if args.list:
         for c in cases:
             line = " ".join([c["name"]] + list(c["args"]))
@@ -262,7 +269,8 @@ def main():
             print(line + (" -- " + shown if c["cmdline"] else ""))
         return 0
     if not cases:
-        print("run_boot_tests: no case matches " + " ".join(args.k), file=sys.stderr)
+        print("run_boot_tests: no case matches " + " ".join(args.k + args.name),
+              file=sys.stderr)
         return 2
     if not os.path.isfile(args.image):
         print("run_boot_tests: %s not found; build it with make" % args.image, file=sys.stderr)
