@@ -89,6 +89,11 @@ def lifecycle_plan(text):
     return steps
 
 
+def cmdline_sets(cmdline, key):
+    """Whether the user's command line (the words after --) sets key=."""
+    return any(word.startswith(key + "=") for line in cmdline for word in line.split())
+
+
 def check_lifecycle_args(p, args, cmdline):
     """Refuse --lifecycle without --domu, migrate without --pvh, and a
     lifecycle= of the user's own (cmdline, the words after --); fill in the
@@ -99,7 +104,7 @@ def check_lifecycle_args(p, args, cmdline):
                 "migrates a domU")
     if "migrate" in args.lifecycle and not args.pvh:
         p.error(MIGRATE_NEEDS_PVH)
-    if any(word.startswith("lifecycle=") for line in cmdline for word in line.split()):
+    if cmdline_sets(cmdline, "lifecycle"):
         p.error("--lifecycle puts lifecycle=K on the kernel command line itself")
     domu = args.domu_mem or DOMU_MEM
     if args.dom0_mem is None:
