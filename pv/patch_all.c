@@ -61,15 +61,16 @@ struct pv_text pv_kernel_text(void)
  * text read-only. */
 void pv_patch_all(const struct pv_backend *be)
 {
-    struct pv_text text = pv_kernel_text();
     struct pv_patch_stats stats = {0};
     char line[PV_PATCH_SUMMARY_LEN];
+    struct pv_text text;
 
     if (patch_choice != 0) {
         kprintf("pv: %s ops, patching off: %ld sites keep their indirect calls\n", be->name,
                 (long)(__pv_sites_end - __pv_sites_start));
         return;
     }
+    text = pv_kernel_text();
     for (const struct pv_site *s = __pv_sites_start; s < __pv_sites_end; s++) {
         uint8_t before[PV_SITE_MAX_LEN];
         /* Only a valid descriptor may be read from; pv_patch_site checks again. */
