@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402
@@ -81,7 +82,8 @@ def run_patchbay(icount, quick, out):
     results.json, or None with why not."""
     where = os.path.join(out, "linux-patchbay")
     cmd = [sys.executable, BENCH, "--out", where, "--configs",
-           ",".join(c for c, _ in PATCHBAY), "--only", ",".join(p for _, p, _ in COMPARED)]
+           ",".join(c for c, _ in PATCHBAY), "--only", ",".join(p for _, p, _ in COMPARED),
+           "-j", "2"]
     cmd += (["--icount"] if icount else []) + (["--quick"] if quick else [])
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
@@ -117,7 +119,10 @@ def run(args, out):
     problems (empty when all went well)."""
     logdir = os.path.join(out, "logs")
     os.makedirs(logdir, exist_ok=True)
-    linux = [run_linux(b, door, args.icount, args.quick, logdir) for b, door in LINUX_BOOTS]
+    # Two QEMUs at a time, as tools/bench -j 2: each boot is one host thread.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        linux = list(pool.map(lambda b: run_linux(*b, args.icount, args.quick, logdir),
+                              LINUX_BOOTS))
     problems = ["%s: %s" % (r["id"], p) for r in linux for p in r["problems"]]
     if problems:
         return problems  # no partial linux.json: the last good one stays
