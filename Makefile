@@ -107,6 +107,7 @@ include tools/tools.mk
 include tools/explore.mk
 include tests/fuzz/fuzz.mk
 include linux-user/bench/bench.mk
+include linux-user/bench-host/bench-host.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
