@@ -107,6 +107,7 @@ include tools/tools.mk
 include tools/explore.mk
 include tests/fuzz/fuzz.mk
 include linux-user/bench/bench.mk
+include linux-user/bench-host/bench-host.mk
 
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
@@ -148,9 +149,11 @@ bench-lifecycle: $(IMAGE)
 
 # Every benchmark in every configuration with few iterations (their checks,
 # never their timings), and icount runs twice, on one CPU and on two, that
-# must count the same.
+# must count the same; and bench-host's checks, with their negative
+# controls (seconds).
 bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
+	python3 tests/bench/test_bench_host.py
 	tests/bench/test_bench.sh
 
 # The inner loop, a few minutes: the unit tests, the tools' host checks,
@@ -163,6 +166,7 @@ quick: $(IMAGE) $(ISO)
 	python3 tests/tools/test_doclinks.py
 	python3 tests/tools/test_result_lines.py
 	python3 tests/pv/test_expected_sites.py
+	python3 tests/bench/test_bench_host.py
 	tools/tour --check
 	python3 tools/prose_check.py
 	python3 tests/boot/run_boot_tests.py $(addprefix --name ,$(QUICK_BOOTS))
