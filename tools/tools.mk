@@ -31,11 +31,16 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
 # all) to hold pvemit's platform -> site form table to what the kernel
 # writes. test_gdb watches one site across the patcher under gdb (tools/run
 # --gdb), natively and under Xen, killing QEMU once it is rewritten (about
-# 20 s). gen-docs boots QEMU and Xen under icount and runs a subset of the
-# benchmarks (under 2 minutes on 2 idle CPUs; its docstring says why a subset);
-# it needs both images.
-.PHONY: tools-test
+# 20 s). tools-test is those (tools-own-test), then docs-test: gen-docs
+# --check, which boots QEMU and Xen under icount and runs a subset of the
+# benchmarks (about 6 minutes on 2 idle CPUs; its docstring says why a
+# subset); it needs both images.
+.PHONY: tools-test tools-own-test docs-test
 tools-test: $(IMAGE)
+	$(MAKE) tools-own-test
+	$(MAKE) docs-test
+
+tools-own-test: $(IMAGE)
 	tests/tools/test_pvsites.sh
 	tests/tools/test_tour.sh
 	tests/tools/test_ksyms.sh
@@ -49,5 +54,7 @@ tools-test: $(IMAGE)
 	tools/tour --check
 	python3 tests/pv/test_expected_sites.py
 	python3 tests/pv/test_platform_sites.py
+
+docs-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
 	tools/gen-docs --check
