@@ -173,13 +173,16 @@ quick: $(IMAGE) $(ISO)
 
 # make test: first what both lanes use, built and fetched once (so they
 # never build or fetch the same file at once), then two lanes side by side
-# (make -j2, each output line whole): test-heavy, the QEMU-heavy checks,
-# each already two QEMUs wide, one after another; test-light beside it, the
-# rest, mostly one host thread each. One lane after the other took about
-# 22 minutes on 2 CPUs, with a third of the CPU time idle.
+# (make -j2; their lines interleave, each test naming itself). test-heavy:
+# gen-docs --check, the boot cases not under icount, bench-test and
+# explore-test (which shows bench-test's run), each two QEMUs wide, one
+# after another. test-light beside it: the rest, mostly one host thread
+# each, then the boot cases under icount, which like gen-docs' boots count
+# the same however busy the host is. One phase after another took about
+# 22 minutes on 2 CPUs with a third of the CPU time idle.
 test: $(SETUP)
 	$(MAKE) test-ready
-	$(MAKE) -j2 --output-sync=line test-heavy test-light
+	$(MAKE) -j2 test-heavy test-light
 
 test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
@@ -188,7 +191,7 @@ test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 
 test-heavy:
 	$(MAKE) docs-test
-	$(MAKE) boot-test
+	python3 tests/boot/run_boot_tests.py --icount skip
 	$(MAKE) bench-test
 	$(MAKE) explore-test
 
@@ -198,6 +201,7 @@ test-light:
 	$(MAKE) pv-test
 	$(MAKE) xen-test
 	$(MAKE) fuzz-test
+	python3 tests/boot/run_boot_tests.py --icount only
 
 # User programs for Linux (linux-user/): hosted C, not the kernel's.
 LINUX_USER_C = $(wildcard linux-user/*/*.c)

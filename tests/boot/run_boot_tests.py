@@ -213,12 +213,15 @@ def run_case(case, image, logdir):
 
 
 def runs_alone(case):
-    """Whether a case boots one host thread per CPU (--smp without
-    --icount), and so runs before the others, one at a time: beside another
-    boot on a 2-CPU host its vCPUs wait on each other for host threads that
-    are not running (smp-xen-pvh-2-lapic: 84 s beside another boot, 10 s
-    alone)."""
-    return "--smp" in case["args"] and "--icount" not in case["args"]
+    """Whether a case boots one host thread per CPU, more than one (--smp
+    or --host-cpus above 1, without --icount), and so runs after the
+    others, one at a time (in make test, when the other lane is done):
+    beside another boot on a 2-CPU host its vCPUs wait on each other for
+    host threads that are not running (smp-xen-pvh-2-lapic: 84 s beside
+    another boot, 10 s alone)."""
+    args = case["args"]
+    given = {a: int(args[i + 1]) for i, a in enumerate(args[:-1]) if a in ("--smp", "--host-cpus")}
+    return given.get("--host-cpus", given.get("--smp", 1)) > 1 and "--icount" not in args
 
 
 def runs_early(case):
@@ -237,6 +240,10 @@ def main():
                    help="run only cases whose name contains PATTERN (repeatable)")
     p.add_argument("--name", action="append", default=[], metavar="NAME",
                    help="run only the case called NAME (repeatable; with -k, either)")
+    p.add_argument("--icount", choices=("only", "skip"),
+                   help="run only the cases under --icount, or only the others (make "
+                   "test runs the first beside gen-docs --check: neither depends on the "
+                   "host's load)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--image", default=os.path.join(build_dir(), "patchbay.elf"),
                    help="kernel image (default $BUILD/patchbay.elf)")
@@ -259,6 +266,8 @@ def main():
     if args.k or args.name:
         cases = [c for c in cases
                  if c["name"] in args.name or any(k in c["name"] for k in args.k)]
+    if args.icount:
+        cases = [c for c in cases if ("--icount" in c["args"]) == (args.icount == "only")]
     if args.list:
         for c in cases:
             line = " ".join([c["name"]] + list(c["args"]))
@@ -298,12 +307,12 @@ def main():
                     print("    ! " + line)
             sys.stdout.flush()
 
-    for case in [c for c in cases if runs_alone(c)]:
-        one(case)
     pooled = [c for c in cases if not runs_alone(c)]
     with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
         for f in [pool.submit(one, c) for c in sorted(pooled, key=lambda c: not runs_early(c))]:
             f.result()
+    for case in [c for c in cases if runs_alone(c)]:
+        one(case)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
