@@ -30,12 +30,12 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import bench_host_report  # noqa: E402
+import bench_runs  # noqa: E402
 import imports  # noqa: E402
 import result_lines  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join("build", "host", "bench-host")
-BENCH = os.path.join(ROOT, "tools", "bench")
 IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
 RECORD = os.path.join(ROOT, "docs", "host-run.json")
 REL32 = slice(2, 6)  # of a site as linked: ff 15 rel32, then padding
@@ -133,19 +133,10 @@ def icount_figures(forms, out):
     where = os.path.join(out, "host-icount")
     configs = sorted({f["kernel_config"] for f in forms if "kernel_config" in f})
     names = sorted({f["kernel_bench"] for f in forms if "kernel_bench" in f})
-    p = subprocess.run([sys.executable, BENCH, "--icount", "--out", where, "--configs",
-                        ",".join(configs), "--only", ",".join(names)],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
-    try:
-        with open(os.path.join(where, "results.json")) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        data = None
-    if p.returncode != 0 or data is None:
-        why = p.stderr.strip().splitlines()
-        raise HostError("tools/bench --icount for the same forms failed%s"
-                        % (": " + why[-1] if why else ""))
+    data, why = bench_runs.run(["--icount", "--configs", ",".join(configs),
+                                "--only", ",".join(names)], where)
+    if why:
+        raise HostError("the same forms' instruction counts: " + why)
     return {r["id"]: {res["name"]: res["min"] for res in r["results"] if "min" in res}
             for r in data["configs"]}, data["conditions"]
 
@@ -207,16 +198,8 @@ def run(args, out, revision):
     return []
 
 
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def section_of(out):
     """The report's "Cycles on the host CPU" when out holds host.json, else
     no lines (tools/bench_host_report.py writes it)."""
-    data = load(os.path.join(out, "host.json"))
+    data = bench_runs.load(os.path.join(out, "host.json"))
     return bench_host_report.section(data) if data else []

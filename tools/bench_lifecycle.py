@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 
+import bench_runs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The run docs/lifecycle.md quotes (tools/bench --lifecycle --record):
 # wall-clock figures change from run to run, so the page and the explorer
@@ -145,14 +147,6 @@ def run(out):
     return []
 
 
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def spread(values, fmt):
     """median [min-max] of the values, or a dash."""
     values = [v for v in values if v is not None]
@@ -223,5 +217,5 @@ def section(data):
 
 def section_of(out):
     """The Lifecycle section's lines when out holds lifecycle.json, else none."""
-    data = load(os.path.join(out, "lifecycle.json"))
+    data = bench_runs.load(os.path.join(out, "lifecycle.json"))
     return section(data) if data else []

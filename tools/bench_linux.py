@@ -17,11 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402
+import bench_runs  # noqa: E402
 import result_lines  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "tools", "run")
-BENCH = os.path.join(ROOT, "tools", "bench")
 
 # The two Linux boots: (config id, tools/run arguments).
 LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"])]
@@ -80,22 +80,10 @@ def run_linux(boot_id, door, icount, quick, logdir):
 def run_patchbay(icount, quick, out):
     """patchbay's compared benchmarks, through tools/bench itself: its
     results.json, or None with why not."""
-    where = os.path.join(out, "linux-patchbay")
-    cmd = [sys.executable, BENCH, "--out", where, "--configs",
-           ",".join(c for c, _ in PATCHBAY), "--only", ",".join(p for _, p, _ in COMPARED),
-           "-j", "2"]
-    cmd += (["--icount"] if icount else []) + (["--quick"] if quick else [])
-    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE)
-    try:
-        with open(os.path.join(where, "results.json")) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        data = None
-    if p.returncode != 0 or data is None:
-        why = p.stderr.decode(errors="replace").strip().splitlines()
-        return None, "tools/bench for patchbay's side failed%s" % (": " + why[-1] if why else "")
-    return data, None
+    argv = ["--configs", ",".join(c for c, _ in PATCHBAY),
+            "--only", ",".join(p for _, p, _ in COMPARED), "-j", "2"]
+    argv += (["--icount"] if icount else []) + (["--quick"] if quick else [])
+    return bench_runs.run(argv, os.path.join(out, "linux-patchbay"))
 
 
 def debs_kernel():
@@ -240,14 +228,7 @@ def xen_share(runs, xen, native):
 
 def section_of(out):
     """The Linux section's lines when out holds linux.json, else none."""
-    data = load(out)
+    data = bench_runs.load(os.path.join(out, "linux.json"))
     return section(data) if data else []
 
 
-def load(out):
-    """linux.json in out, or None."""
-    try:
-        with open(os.path.join(out, "linux.json")) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
