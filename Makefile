@@ -174,12 +174,12 @@ quick: $(IMAGE) $(ISO)
 # make test: first what both lanes use, built and fetched once (so they
 # never build or fetch the same file at once), then two lanes side by side
 # (make -j2; their lines interleave, each test naming itself). test-heavy:
-# gen-docs --check, the boot cases not under icount, bench-test and
-# explore-test (which shows bench-test's run), each two QEMUs wide, one
-# after another. test-light beside it: the rest, mostly one host thread
-# each, then the boot cases under icount, which like gen-docs' boots count
-# the same however busy the host is. One phase after another took about
-# 22 minutes on 2 CPUs with a third of the CPU time idle.
+# gen-docs --check, then the boot cases not under icount. test-light
+# beside it: the tests that run mostly one host thread each, the boot
+# cases under icount (which, like gen-docs' boots, count the same however
+# busy the host is), bench-test and explore-test (which shows bench-test's
+# run). One phase after another took about 22 minutes on 2 CPUs, with a
+# third of the CPU time idle.
 test: $(SETUP)
 	$(MAKE) test-ready
 	$(MAKE) -j2 test-heavy test-light
@@ -192,8 +192,6 @@ test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 test-heavy:
 	$(MAKE) docs-test
 	python3 tests/boot/run_boot_tests.py --icount skip
-	$(MAKE) bench-test
-	$(MAKE) explore-test
 
 test-light:
 	$(MAKE) unit-test
@@ -202,6 +200,8 @@ test-light:
 	$(MAKE) xen-test
 	$(MAKE) fuzz-test
 	python3 tests/boot/run_boot_tests.py --icount only
+	$(MAKE) bench-test
+	$(MAKE) explore-test
 
 # User programs for Linux (linux-user/): hosted C, not the kernel's.
 LINUX_USER_C = $(wildcard linux-user/*/*.c)
