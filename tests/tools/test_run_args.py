@@ -436,6 +436,21 @@ def main():
           machine("--xen", "--host-cpus", "3") == ("tcg,thread=multi", "3"))
     check("--domu --smp 2 --host-cpus 4: QEMU -smp 4",
           machine("--domu", "--smp", "2", "--host-cpus", "4") == ("tcg,thread=multi", "4"))
+    # A PVH domU of two vCPUs: one thread, unless asked (docs/pvh.md).
+    check("--domu --pvh --smp 2: single-threaded",
+          machine("--domu", "--pvh", "--smp", "2") == ("tcg,thread=single", "2"),
+          machine("--domu", "--pvh", "--smp", "2"))
+    check("--domu --pvh --host-cpus 2 (one vCPU): multi-threaded",
+          machine("--domu", "--pvh", "--host-cpus", "2") == ("tcg,thread=multi", "2"))
+    check("--xen --pvh --smp 2 (dom0): multi-threaded",
+          machine("--xen", "--pvh", "--smp", "2") == ("tcg,thread=multi", "2"))
+    check("--domu --pvh --smp 2 --tcg-thread multi: as asked",
+          machine("--domu", "--pvh", "--smp", "2", "--tcg-thread", "multi")
+          == ("tcg,thread=multi", "2"))
+    check("--smp 2 --tcg-thread single: as asked",
+          machine("--smp", "2", "--tcg-thread", "single") == ("tcg,thread=single", "2"))
+    check("--tcg-thread on one CPU: nothing added",
+          machine("--tcg-thread", "single") == ("tcg", None))
     for argv, want in ((["--smp", "4"], " dom0_max_vcpus=4 "),
                        (["--smp", "2", "--host-cpus", "1"], " dom0_max_vcpus=2 "),
                        (["--host-cpus", "2"], " dom0_max_vcpus=1 ")):
@@ -453,6 +468,10 @@ def main():
                 "argument --smp: must be a whole number from 1 to 8, not %r" % value)
     refused(["--xen", "--host-cpus", "9"],
             "argument --host-cpus: must be a whole number from 1 to 8, not '9'")
+    refused(["--smp", "2", "--icount", "--tcg-thread", "multi"],
+            "--tcg-thread multi: QEMU runs --icount only single-threaded")
+    refused(["--tcg-thread", "many"], "argument --tcg-thread: invalid choice: 'many' "
+            "(choose from 'multi', 'single')")
     for door in ([], ["--iso"]):
         refused(door + ["--host-cpus", "2"],
                 "--host-cpus applies to --xen and --domu only "
