@@ -186,12 +186,10 @@ def xen_text(g):
             "them: `save_fl` took %s ticks for %s instructions, `irq_disable` and `irq_enable` "
             "together %s for %s, `restore_fl` %s for %s."
             % (fmt(s), fmt(is_), fmt(e), fmt(ie), fmt(r), fmt(ir)))
-    if r > 3 * max(ir, s, e):
-        text += (" The last costs far more than its count suggests: its entry "
-                 "(`xen_pv_restore_fl_cf`) stores the mask byte with `setnc` and at once reads "
-                 "the pending and mask bytes in one `cmpw`, a load wider than the store just "
-                 "made, which the CPU cannot forward from it and must wait for (a "
-                 "store-forwarding stall): a cost no instruction count shows.")
+    text += (" Its entry (`xen_pv_restore_fl_cf`) reads the pending byte alone after "
+             "storing the mask byte: a wider load over a byte just stored waits for the "
+             "store (a store-forwarding stall, a cost no instruction count shows; "
+             "`xen/pv/irq.c` says what it cost).")
     return [text]
 
 

@@ -82,7 +82,7 @@ const struct form forms[] = {
      KERNEL("save_fl", XEN_PATCHED),
      SITES(SITE(save_fl, XEN))},
     {.name = "restore_fl/xen",
-     .what = "`bt $9, %edi; call xen_pv_restore_fl_cf`: `setnc %gs:mask; cmpw; je; ret`",
+     .what = "`bt $9, %edi; call xen_pv_restore_fl_cf`: `setnc %gs:mask; jnc; cmpb; jne; ret`",
      KERNEL("restore_fl", XEN_PATCHED),
      SITES(SITE(restore_fl, XEN))},
     /* The 2018 comparison: the kernel's own call benchmarks. */
