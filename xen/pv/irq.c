@@ -79,8 +79,9 @@ PV_THUNK_NONE(xen_pv_force_upcall, xen_force_upcall);
  * reads the pending byte alone: one 16-bit load of pending and the mask
  * just stored could not be forwarded from the byte store and waits for it
  * (a store-forwarding stall: make bench-host timed that form at 19-20 TSC
- * ticks, this one at 3-6, on the same host). (An asm statement in a
- * function, for its "i" operands; the function is never called.) */
+ * ticks, this one, an instruction longer, at 3-6 on the same host). (An
+ * asm statement in a function, for its "i" operands; the function is never
+ * called.) */
 __attribute__((used)) static void xen_restore_fl_cf_body(void)
 {
     __asm__(".pushsection .text.xen_pv_restore_fl_cf, \"ax\", @progbits\n\t"
