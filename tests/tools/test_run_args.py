@@ -423,7 +423,7 @@ def main():
         return a[a.index("-accel") + 1], smp
 
     check("--smp 4: QEMU -smp 4, multi-threaded",
-          machine("--smp", "4") == ("tcg,thread=multi", "4"), machine("--smp", "4"))
+          machine("--smp", "4") == ("tcg,thread=multi", "4"), str(machine("--smp", "4")))
     check("--iso --smp 2: QEMU -smp 2",
           machine("--iso", "--smp", "2") == ("tcg,thread=multi", "2"))
     check("--smp 2 --icount: single-threaded",
@@ -439,7 +439,7 @@ def main():
     # A PVH domU of two vCPUs: one thread, unless asked (docs/pvh.md).
     check("--domu --pvh --smp 2: single-threaded",
           machine("--domu", "--pvh", "--smp", "2") == ("tcg,thread=single", "2"),
-          machine("--domu", "--pvh", "--smp", "2"))
+          str(machine("--domu", "--pvh", "--smp", "2")))
     check("--domu --pvh --host-cpus 2 (one vCPU): multi-threaded",
           machine("--domu", "--pvh", "--host-cpus", "2") == ("tcg,thread=multi", "2"))
     check("--xen --pvh --smp 2 (dom0): multi-threaded",
