@@ -32,6 +32,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from cases import CASES  # noqa: E402
 from run_common import STATUS_CMDLINE  # noqa: E402
+import imports  # noqa: E402
+
+RUN_TOOL = imports.tool("run")
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
           "check", "verdicts", "stderr"}
@@ -213,15 +216,12 @@ def run_case(case, image, logdir):
 
 
 def runs_alone(case):
-    """Whether a case boots one host thread per CPU, more than one (--smp
-    or --host-cpus above 1, without --icount), and so runs after the
-    others, one at a time (in make test, when the other lane is done):
-    beside another boot on a 2-CPU host its vCPUs wait on each other for
-    host threads that are not running (smp-xen-pvh-2-lapic: 84 s beside
-    another boot, 10 s alone)."""
-    args = case["args"]
-    given = {a: int(args[i + 1]) for i, a in enumerate(args[:-1]) if a in ("--smp", "--host-cpus")}
-    return given.get("--host-cpus", given.get("--smp", 1)) > 1 and "--icount" not in args
+    """Whether a case's QEMU runs more than one host thread (tools/run's
+    host_threads), and so runs after the others, one at a time (in make
+    test, when the other lane is done): beside another boot on a 2-CPU
+    host its vCPUs wait on each other for host threads that are not
+    running (smp-xen-pvh-2-lapic: 84 s beside another boot, 10 s alone)."""
+    return RUN_TOOL.host_threads(case["args"]) > 1
 
 
 def runs_early(case):
