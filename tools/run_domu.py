@@ -112,8 +112,12 @@ def check_lifecycle_args(p, args, cmdline):
     if args.mem is None:
         args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
     if args.timeout is None:
-        args.timeout = LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step]
-                                                 for step in args.lifecycle)
+        args.timeout = lifecycle_timeout(args.lifecycle)
+
+
+def lifecycle_timeout(steps):
+    """--lifecycle's default time-out for a plan of these steps."""
+    return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] for step in steps)
 
 
 def check_domu_args(p, args):
