@@ -17,7 +17,7 @@ PVEMIT_HDRS := pv/patch.h pv/site.h pv/op_list.h pv/call.h arch/x86/native/patch
 # HOST_TEST: libc provides memcpy and friends (kernel/string.h).
 PVEMIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -DHOST_TEST $(XEN_ABI)
 
-$(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk
+$(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(PVEMIT_CC) $(PVEMIT_CFLAGS) $(PVEMIT_SRCS) -o $@
 
