@@ -603,6 +603,13 @@ CASES += [
          stderr=[r"^run: kernel failed with status 1$"], timeout=DOMU_TIMEOUT),
     # Batched pte updates in a domU (the default xen.mmu=batch): checked by
     # domu-lifecycle-pv below, whose workload runs batched.
+    # Without MMU_PT_UPDATE_PRESERVE_AD start's xchg, and table_swap's
+    # merge, store to a read-only L1: Xen emulates that for a domU only
+    # with the writable page-table assist (dom0 gets it regardless).
+    mm_boot("domu-mm-swap-no-preserve-ad", ["--domu"], "xen.mmu=swap xen.preserve_ad=off",
+            "xen-pv", [START_CLEARED, TABLE_SWAPPED,
+                       r"start clears the pte \(xen\.preserve_ad=off\)$"],
+            batched_reprotect, DOMU_TIMEOUT),
     # xl's extra= carries every byte, leading spaces too.
     dict(name="domu-cmdline-verbatim", args=["--domu"], cmdline=ODD_LINE, expect=[ODD_ECHO],
          last_line=CMDLINE_FAIL, status="cmdline", timeout=DOMU_TIMEOUT),

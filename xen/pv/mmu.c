@@ -87,9 +87,11 @@ void xen_mmu_setup(void)
     char description[160];
 
     xen_mmu_preserve_ad = xen_mmu_mode != XEN_MMU_TRAP && preserve_ad_wanted && offered;
-    /* Xen ABI: without this assist a store to a page table is a #PF
-     * bounced to us, not an emulated update. Only trap mode wants it. */
-    if (xen_mmu_mode == XEN_MMU_TRAP)
+    /* Xen ABI: without this assist a domU's store to an L1 table is a #PF
+     * bounced to it, not an emulated update (dom0's reach Xen's emulator
+     * anyway, through its read-only MMIO check). Trap mode stores every
+     * entry; without PRESERVE_AD start's xchg is a store too. */
+    if (!xen_mmu_preserve_ad)
         xen_must(HYPERVISOR_vm_assist(VMASST_CMD_enable, VMASST_TYPE_writable_pagetables),
                  "vm_assist writable_pagetables");
     kprintf("xen: pte updates by %s: %s; A/D bits: %s\n", mode_names[xen_mmu_mode],

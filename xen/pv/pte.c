@@ -46,8 +46,11 @@ void xen_set_pte(uint64_t *ptep, uint64_t val)
 
 /* With MMU_PT_UPDATE_PRESERVE_AD the entry stays live: Xen ORs into the
  * commit whatever A/D bits the CPU sets meanwhile. Without it, clear the
- * entry as native code does, so the CPU can set nothing until the commit;
- * the locked xchg on a read-only table is trapped and emulated by Xen. */
+ * entry as native code does, so the CPU can set nothing until the commit.
+ * No hypercall reads and clears an entry in one step, so this is the
+ * locked xchg on the read-only table, which Xen emulates as a cmpxchg of
+ * the entry (VMASST_TYPE_writable_pagetables, which xen_mmu_setup turns
+ * on for this case). */
 uint64_t xen_ptep_modify_prot_start(uint64_t *ptep)
 {
     if (xen_mmu_preserve_ad)
