@@ -4,8 +4,11 @@
  * has one), and retargets a static call after each, while a thread per
  * CPU runs both without a pause and checks what they did. A torn
  * instruction traps (#UD, #GP, #PF) or gets the interrupt flag or the
- * static call's result wrong; either ends the run FAIL. The control,
- * pv.repatch_unsafe=on, writes without the int3 and must fail. */
+ * static call's result wrong; either ends the run FAIL. With a second
+ * CPU, a thread pinned there walks the page tables for W^X throughout, so
+ * a page writable and executable for the length of a write ends it too.
+ * The control, pv.repatch_unsafe=on, writes without the int3 and must
+ * fail. */
 #include <stdbool.h>
 
 #include "kernel/cmdline.h"
@@ -17,6 +20,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/static_call.h"
+#include "mm/kernel_map.h"
 #include "pv/irq.h"
 #include "pv/patch.h"
 
@@ -76,6 +80,24 @@ static void runner(void *arg)
     }
 }
 
+/* The W^X check of boot, again and again on a CPU the writer is not on:
+ * the writer holds interrupts off while it writes, so only another CPU
+ * can see its page tables in the middle of a write. */
+static void wx_checker(void *arg)
+{
+    uint64_t *walks = arg;
+
+    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+        uint64_t wx = kernel_map_count_wx();
+
+        if (wx != 0)
+            panic("pv: repatch test: W^X violated while the text was rewritten: a walk on cpu "
+                  "%u found %lu pages writable and executable",
+                  cpu_index(), (unsigned long)wx);
+        (*walks)++;
+    }
+}
+
 /* N rewrites through the forms; returns how many sites changed. */
 static unsigned long rewrite_all(const struct pv_backend *const *forms, unsigned nforms)
 {
@@ -97,9 +119,9 @@ void pv_repatch_test(void)
                                          pv_patch_ops.alt_site_backend()};
     unsigned nforms = forms[2] ? 3 : 2, cpus = smp_cpus_online();
     unsigned runners = cpus > 1 ? cpus - 1 : 1; /* the CPU left over is the writer's */
-    struct thread *threads[MAX_CPUS];
+    struct thread *threads[MAX_CPUS], *checker = NULL;
     unsigned long changed;
-    uint64_t total = 0;
+    uint64_t total = 0, walks = 0;
 
     if (rewrites == 0)
         return;
@@ -108,12 +130,16 @@ void pv_repatch_test(void)
     for (unsigned i = 0; i < runners; i++)
         if (!(threads[i] = thread_create("repatch", runner, &runs[i])))
             panic("pv: repatch test: cannot start its threads");
+    if (cpus > 1 && !(checker = thread_create_on(1, "wx-check", wx_checker, &walks)))
+        panic("pv: repatch test: cannot start its W^X checker");
     changed = rewrite_all(forms, nforms);
     __atomic_store_n(&stop, true, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < runners; i++) {
         thread_join(threads[i]);
         total += runs[i];
     }
+    if (checker)
+        thread_join(checker);
     if (changed == 0)
         panic("pv: repatch test: no restore_fl site to rewrite");
     if (total == 0)
@@ -123,4 +149,10 @@ void pv_repatch_test(void)
             "int3\n",
             (unsigned long)rewrites + 1, changed, nforms, (unsigned long)rewrites + 1, runners,
             cpus, (unsigned long)total, (unsigned long)live_patch_traps());
+    if (checker && walks == 0)
+        panic("pv: repatch test: its W^X checker never finished a walk while it rewrote");
+    if (checker)
+        kprintf("pv: repatch test: %lu W^X walks on cpu 1 while it rewrote: 0 pages writable and "
+                "executable\n",
+                (unsigned long)walks);
 }

@@ -14,7 +14,8 @@
 #include "mm/vma.h"
 
 /* The window: PML4 slot 0, above any RAM this kernel maps at VA == PA
- * (the frame allocator stops at 8 GiB), and below Xen's upper half. */
+ * (the frame allocator stops at 8 GiB), and below Xen's upper half. Xen
+ * PV's text-poke aliases sit just above it (xen/pv/text_poke.c). */
 #define VM_WINDOW_START (UINT64_C(64) << 30)
 #define VM_WINDOW_END (UINT64_C(128) << 30)
 

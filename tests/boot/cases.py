@@ -236,13 +236,17 @@ UNPATCHED = r"^pv: .*patching off"
 REPATCH_TRACE = [r"^pv: live patch 0x[0-9a-f]+ %s(?: [0-9a-f]{2}){9}$" % step
                  for step in ("before", "int3  ", "tail  ", "head  ")]
 
+# With a second CPU, the W^X walks a thread pinned there made meanwhile.
+REPATCH_WX = (r"^pv: repatch test: [1-9]\d* W\^X walks on cpu 1 while it rewrote: 0 pages "
+              r"writable and executable$")
+
 
 def repatch_expect(cpus, rewrites, forms):
     runners = max(cpus - 1, 1)
     done = (r"^pv: repatch test: %d rewrites of restore_fl \(\d+ site writes, %d forms\) and %d "
             r"static call retargets while %d threads on %d CPUs ran them [1-9]\d* times; \d+ met "
             r"an int3$" % (rewrites + 1, forms, rewrites + 1, runners, cpus))
-    return (REPATCH_TRACE if cpus > 1 else []) + [done]
+    return (REPATCH_TRACE + [REPATCH_WX] if cpus > 1 else []) + [done]
 
 
 def sched_boot(name, args=(), cmdline="", method="native/pvh", expect=(),
@@ -812,6 +816,11 @@ CASES += [
     # Four vCPUs on two: Xen runs another while the writer's blocks.
     repatch_boot("repatch-xen-4", ["--xen", "--smp", "4", "--host-cpus", "2", "--icount"], 4,
                  200, 2, XEN_TIMEOUT),
+    # Two vCPUs on two CPUs, no icount: the W^X walks on vCPU 1 run while
+    # vCPU 0 writes the text, so a page made writable and executable for a
+    # write would be seen (xen/pv/text_poke.c writes through an alias).
+    repatch_boot("repatch-xen-2-wx", ["--xen", "--smp", "2", "--host-cpus", "2"], 2, 200, 2,
+                 XEN_TIMEOUT),
     # The control: tail first, a millisecond torn, no int3. The other CPU
     # runs the torn site: `f7 1f` (neg (%rdi)) or `0f c7 00` traps.
     dict(name="repatch-unsafe-pvh-2", args=["--smp", "2"],

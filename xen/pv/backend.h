@@ -82,6 +82,9 @@ void xen_mmu_init(void);
 void xen_mmu_setup(void);
 /* hypercall_sites.c: every hypercall site rewritten as xen.hypercall= says. */
 void xen_hypercall_setup(void);
+/* text_poke.c: the page table of the area text is written through,
+ * made under the final kernel map's root (a machine address). */
+void xen_text_poke_init(uint64_t root);
 /* tlb.c: cpu starts on this vCPU's top-level table; returns its machine address. */
 uint64_t xen_mmu_cpu_init(unsigned cpu);
 /* mmu_batch.c: while on, this vCPU's mmu_updates and mmuext_ops are built and

@@ -135,6 +135,7 @@ void xen_kernel_map_init(const struct boot_info *bi)
     for (uint64_t va = 0; va < ram_end; va += LARGE_PAGE_SIZE)
         map_ram_chunk(va, ram_end);
     xen_write_cr3(xen_read_cr3()); /* Xen ABI: a new base, even the same one, flushes the TLB */
+    xen_text_poke_init(root);
     if (refused_update_test)
         request_refused_update();
 }
