@@ -66,8 +66,8 @@ void xen_install(void)
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
     xen_mmu_init();
-    /* Patching: the mask store inline, direct calls elsewhere; text made
-     * writable for a moment by update_va_mapping. */
+    /* Patching: the mask store inline, direct calls elsewhere; text
+     * written through a writable, non-executable alias (text_poke.c). */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(xen, patch);
     /* Time: Xen system time and each vCPU's one-shot timer. */
     pv_time_ops = (struct pv_time_ops)PV_TABLE(xen, time);
