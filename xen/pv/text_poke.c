@@ -19,7 +19,7 @@
 #define POKE_AREA VM_WINDOW_END
 #define ALIAS_FLAGS (PTE_P | PTE_W | PTE_A | PTE_D | PTE_NX)
 
-_Static_assert(MAX_CPUS *PAGE_SIZE <= LARGE_PAGE_SIZE, "the poke area fits one L1 table");
+_Static_assert(LARGE_PAGE_SIZE >= MAX_CPUS * PAGE_SIZE, "the poke area fits one L1 table");
 
 /* update_va_mapping needs the L1 table that holds the alias's entry
  * (Xen ABI: it changes an existing L1 entry); made once, with the map. */
