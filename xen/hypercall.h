@@ -124,6 +124,11 @@ static inline long HYPERVISOR_event_channel_op(int cmd, void *arg)
     return _hypercall2(event_channel_op, cmd, arg);
 }
 
+static inline long HYPERVISOR_grant_table_op(unsigned cmd, void *arg, unsigned count)
+{
+    return _hypercall3(grant_table_op, cmd, arg, count);
+}
+
 static inline long HYPERVISOR_vcpu_op(int cmd, unsigned vcpu, void *arg)
 {
     return _hypercall3(vcpu_op, cmd, vcpu, arg);

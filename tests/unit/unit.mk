@@ -39,6 +39,10 @@ UNIT_SRCS_xen_console_ring := xen/console_ring.c
 UNIT_TESTS += xen_xenstore
 UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c
 
+# The grant reference free list, over a small table.
+UNIT_TESTS += xen_grant_refs
+UNIT_SRCS_xen_grant_refs := xen/grant_refs.c
+
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c
 

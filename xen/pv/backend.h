@@ -92,4 +92,7 @@ uint64_t xen_mmu_cpu_init(unsigned cpu);
  * measuring the guest's share of a batch. Call with events masked. */
 void xen_mmu_withhold(bool on);
 
+/* grant_frames.c: the grant table's frames, from GNTTABOP_setup_table. */
+const char *xen_pv_grant_frames(unsigned nr, uint64_t *frames);
+
 #endif

@@ -1,6 +1,7 @@
 /* Installing the Xen PV backend. */
 #include "pv/call.h"
 #include "xen/events.h"
+#include "xen/grant_table.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/patch.h"
 
@@ -79,6 +80,8 @@ void xen_install(void)
     xen_cpu_ports_unmask(0);
     /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
     pv_lock_ops = xen_lock_ops;
+    /* Grant tables: Xen's frames from GNTTABOP_setup_table, mapped by machine frame. */
+    gnttab_use(xen_pv_grant_frames);
 }
 
 PV_THUNKS(xen)

@@ -56,4 +56,7 @@ void xen_pvh_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end);
 /* smp.c: a vCPU's Xen side (vcpu_info, ports), then the native start. */
 const char *xen_pvh_start_cpu(unsigned cpu, uint64_t stack_top);
 
+/* grant_frames.c: the grant table's frames, placed by XENMEM_add_to_physmap. */
+const char *xen_pvh_grant_frames(unsigned nr, uint64_t *frames);
+
 #endif

@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
 #include "xen/events.h"
+#include "xen/grant_table.h"
 #include "xen/hypercall.h"
 #include "xen/pvh/backend.h"
 
@@ -124,4 +125,6 @@ void xen_pvh_install(void)
     xen_cpu_ports_unmask(0);
     /* Locks: a contended waiter blocks in SCHEDOP_poll instead of spinning. */
     pv_lock_ops = xen_lock_ops;
+    /* Grant tables: placed in guest-physical space by XENMEM_add_to_physmap. */
+    gnttab_use(xen_pvh_grant_frames);
 }

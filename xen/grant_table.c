@@ -1,0 +1,106 @@
+/* Grant table v1 entries and their references, for both Xen backends. The
+ * table is mapped at a fixed kernel address, writable and never
+ * executable, through the pv mmu ops; the frames come from the backend. */
+#include "xen/grant_table.h"
+
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "mm/pgtable.h"
+#include "mm/pt_walk.h"
+#include "mm/vm.h"
+#include "pv/irq.h"
+#include "pv/mmu.h"
+#include "xen/grant_refs.h"
+
+/* The 2 MiB after Xen PV's text-poke aliases (xen/pv/text_poke.c). */
+#define GNTTAB_AREA (VM_WINDOW_END + LARGE_PAGE_SIZE)
+#define ENTRIES_PER_FRAME (PAGE_SIZE / sizeof(grant_entry_v1_t))
+#define GNTTAB_ENTRIES (GNTTAB_FRAMES * ENTRIES_PER_FRAME)
+#define MAP_FLAGS (PTE_P | PTE_W | PTE_A | PTE_D | PTE_NX)
+
+static gnttab_frames_fn frames_fn;
+static grant_entry_v1_t *table;
+static struct grant_refs refs;
+static uint32_t next_free[GNTTAB_ENTRIES];
+static struct spinlock lock;
+
+void gnttab_use(gnttab_frames_fn fn)
+{
+    frames_fn = fn;
+}
+
+static const char *map_frames(const uint64_t *frames)
+{
+    for (unsigned i = 0; i < GNTTAB_FRAMES; i++) {
+        uint64_t va = GNTTAB_AREA + i * PAGE_SIZE;
+        pte_t *ptep = pt_l1_entry(read_cr3(), va, PT_ALLOC_ANY);
+
+        if (!ptep)
+            return "no frame left for the grant table's page table";
+        set_pte(ptep, (frames[i] & PTE_ADDR_MASK) | MAP_FLAGS);
+        flush_tlb_one(va);
+    }
+    return NULL;
+}
+
+const char *gnttab_init(void)
+{
+    uint64_t frames[GNTTAB_FRAMES];
+    const char *err;
+
+    if (table)
+        return NULL;
+    if (!frames_fn)
+        return "this platform has no grant table";
+    err = frames_fn(GNTTAB_FRAMES, frames);
+    if (!err)
+        err = map_frames(frames);
+    if (err)
+        return err;
+    table = (grant_entry_v1_t *)GNTTAB_AREA;
+    grant_refs_init(&refs, next_free, GNTTAB_ENTRIES, GNTTAB_NR_RESERVED_ENTRIES);
+    return NULL;
+}
+
+/* Xen ABI (grant_table.h): frame and domid must be visible before the
+ * flags that make the entry valid, which Xen may read at any time. */
+grant_ref_t gnttab_grant(domid_t domid, uint64_t frame, bool readonly)
+{
+    unsigned long flags = spin_lock_irqsave(&lock);
+    uint32_t ref = table ? grant_ref_alloc(&refs) : GRANT_REF_NONE;
+
+    spin_unlock_irqrestore(&lock, flags);
+    if (ref == GRANT_REF_NONE)
+        return GRANT_REF_NONE;
+    table[ref].frame = (uint32_t)frame;
+    table[ref].domid = domid;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&table[ref].flags, GTF_permit_access | (readonly ? GTF_readonly : 0),
+                     __ATOMIC_RELAXED);
+    return ref;
+}
+
+/* Xen ABI: an entry is invalidated by clearing its flags only while Xen
+ * shows it neither GTF_reading nor GTF_writing; the cmpxchg fails if the
+ * other domain maps it between our look and our write. */
+bool gnttab_end(grant_ref_t ref)
+{
+    uint16_t old = __atomic_load_n(&table[ref].flags, __ATOMIC_ACQUIRE);
+    unsigned long flags;
+    bool freed;
+
+    do {
+        if (old & (GTF_reading | GTF_writing))
+            return false;
+    } while (!__atomic_compare_exchange_n(&table[ref].flags, &old, 0, false, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    flags = spin_lock_irqsave(&lock);
+    freed = grant_ref_free(&refs, ref);
+    spin_unlock_irqrestore(&lock, flags);
+    return freed;
+}
+
+uint32_t gnttab_free_count(void)
+{
+    return refs.nfree;
+}
