@@ -284,3 +284,15 @@ void xen_events_reset(void)
         cpu_ports[0][i] = ~(xen_ulong_t)0;
     }
 }
+
+/* A port a device's backend in domain remote binds its end to (the
+ * frontend publishes its number in xenstore); vCPU 0's, masked until
+ * xen_evtchn_unmask(). Panics on failure, as the other binds do. */
+evtchn_port_t xen_evtchn_alloc_unbound(domid_t remote, evtchn_handler_fn fn, void *data)
+{
+    struct evtchn_alloc_unbound alloc = {.dom = DOMID_SELF, .remote_dom = remote};
+
+    xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_alloc_unbound, &alloc),
+             "event_channel_op alloc_unbound");
+    return install_handler(alloc.port, 0, "an unbound port", fn, data, false);
+}

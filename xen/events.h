@@ -29,6 +29,10 @@ void xen_evtchn_mask(evtchn_port_t port);
  * to the vCPU the port is bound to, in the backend's way. */
 void xen_evtchn_unmask(evtchn_port_t port);
 void xen_evtchn_clear(evtchn_port_t port);
+/* A new port for a device's backend in domain remote to bind to, given
+ * to fn on vCPU 0; masked until xen_evtchn_unmask(). Panics on failure. */
+evtchn_port_t xen_evtchn_alloc_unbound(domid_t remote, evtchn_handler_fn fn, void *data);
+
 /* Unbinds a port; its handler goes. */
 void xen_evtchn_close(evtchn_port_t port);
 

@@ -20,7 +20,8 @@ static const char *unusable = "not set up"; /* why requests fail, or NULL */
 static bool busy;
 static bool watch_fired; /* a watch event was skipped since the last look */
 static uint32_t req_id;
-static char request[XS_MSG_MAX];
+static uint32_t tx_id; /* the transaction the next request belongs to */
+static _Alignas(struct xsd_sockmsg) char request[XS_MSG_MAX];
 static struct xs_reply reply; /* holds the error name a request returns */
 
 /* The ring the entry path found (xen_domain), checked by it. */
@@ -100,6 +101,7 @@ static const char *exchange(uint32_t type, const char *path, const char *value, 
 
     if (n == 0)
         return "request longer than XENSTORE_PAYLOAD_MAX";
+    ((struct xsd_sockmsg *)request)->tx_id = tx_id;
     xen_wait_start(&w, store_port, TIMEOUT_S * 1000000000ull);
     err = send_request(n, &w);
     return err ? err : receive_reply(type, buf, len, &w);
@@ -107,8 +109,8 @@ static const char *exchange(uint32_t type, const char *path, const char *value, 
 
 /* One request in flight at a time; the flag is not a lock, so a trap that
  * interrupted a request gets an error rather than waiting for it. */
-static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
-                            size_t len)
+static const char *transact_in(uint32_t tx, uint32_t type, const char *path, const char *value,
+                               char *buf, size_t len)
 {
     const char *err;
 
@@ -117,9 +119,16 @@ static const char *transact(uint32_t type, const char *path, const char *value, 
     /* Atomic: the request another vCPU has under way is just as busy. */
     if (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
         return "busy: a request was interrupted, or another vCPU's is under way";
+    tx_id = tx;
     err = exchange(type, path, value, buf, len);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
+}
+
+static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
+                            size_t len)
+{
+    return transact_in(0, type, path, value, buf, len);
 }
 
 /* Takes whatever the reply ring holds with no request in flight: only
@@ -179,4 +188,50 @@ const char *xenstore_write(const char *path, const char *value)
     char ok[8]; /* Xen ABI: the daemon acknowledges a write with "OK" */
 
     return transact(XS_WRITE, path, value, ok, sizeof(ok));
+}
+
+/* Xen ABI (xs_wire.h): XS_TRANSACTION_START takes an empty string and
+ * answers with the transaction's id in decimal. */
+const char *xenstore_transaction_start(uint32_t *tx)
+{
+    char id[16];
+    const char *err = transact(XS_TRANSACTION_START, "", NULL, id, sizeof(id));
+    uint32_t v = 0;
+
+    if (err)
+        return err;
+    for (const char *p = id; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return "transaction id not a number";
+        v = v * 10 + (uint32_t)(*p - '0');
+    }
+    *tx = v;
+    return v ? NULL : "transaction id 0";
+}
+
+/* Xen ABI: XS_TRANSACTION_END's payload is "T" to commit, "F" to abort. */
+const char *xenstore_transaction_end(uint32_t tx, bool commit)
+{
+    char ok[8];
+
+    return transact_in(tx, XS_TRANSACTION_END, commit ? "T" : "F", NULL, ok, sizeof(ok));
+}
+
+const char *xenstore_write_tx(uint32_t tx, const char *path, const char *value)
+{
+    char ok[8];
+
+    return transact_in(tx, XS_WRITE, path, value, ok, sizeof(ok));
+}
+
+const char *xenstore_directory(const char *path, char *buf, size_t len)
+{
+    if (len == 0)
+        return "no room for a listing";
+    return transact(XS_DIRECTORY, path, NULL, buf, len);
+}
+
+evtchn_port_t xenstore_port(void)
+{
+    return store_port;
 }

@@ -10,6 +10,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "xen/xen_public.h"
 
 /* Connects to the ring xen_domain names; NULL, or why there is none to
  * use (dom0 has none at boot). Again after a resume: the ring and its
@@ -31,5 +34,19 @@ const char *xenstore_watch(const char *path, const char *token);
 /* Whether a watch event has arrived since the last call. Never waits for
  * one; events that come during another request are noted then. */
 bool xenstore_watch_fired(void);
+
+/* Transactions: several reads and writes the daemon applies together or
+ * not at all. Ending one with commit may fail with "EAGAIN" (another
+ * writer came between): the caller starts over. tx 0 is no transaction. */
+const char *xenstore_transaction_start(uint32_t *tx);
+const char *xenstore_transaction_end(uint32_t tx, bool commit);
+const char *xenstore_write_tx(uint32_t tx, const char *path, const char *value);
+
+/* The node's children, NUL-separated, into buf[0..len); NULL or an error. */
+const char *xenstore_directory(const char *path, char *buf, size_t len);
+
+/* The store's event channel, for a caller that waits on watches with
+ * xen_wait (xen/backend.h): the daemon notifies it for every watch event. */
+evtchn_port_t xenstore_port(void);
 
 #endif

@@ -43,6 +43,10 @@ UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c
 UNIT_TESTS += xen_grant_refs
 UNIT_SRCS_xen_grant_refs := xen/grant_refs.c
 
+# The frontend's xenbus moves against a table of every pair of states.
+UNIT_TESTS += xen_xenbus_state
+UNIT_SRCS_xen_xenbus_state := xen/xenbus_state.c
+
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c
 
