@@ -51,6 +51,10 @@ FUZZ_TARGETS += pvemit
 FUZZ_SRCS_pvemit := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xen/pv/patch.c \
 	kernel/printf.c
 
+# blkfront's check of a backend's responses against the ids in flight.
+FUZZ_TARGETS += blkif_response
+FUZZ_SRCS_blkif_response := xen/blkif_response.c
+
 FUZZ_TIME ?= 120
 FUZZ_TEST_TIME ?= 4
 FUZZ_MIN_INPUTS ?= 1000000

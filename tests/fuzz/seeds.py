@@ -251,9 +251,22 @@ def pvemit():
     }
 
 
+def blkif_rsp(rid, op, status):
+    return u64(rid) + bytes([op]) + struct.pack("<h", status)
+
+
+def blkif_response():
+    ops = bytes([0, 1, 3] + [0] * 29)
+    return {
+        "ok": u32(0x7) + ops + blkif_rsp(0, 0, 0) + blkif_rsp(1, 1, 0) + blkif_rsp(2, 3, -2),
+        "twice": u32(0x1) + ops + blkif_rsp(0, 0, 0) + blkif_rsp(0, 0, 0),
+        "bad": u32(0x3) + ops + blkif_rsp(1, 0, 0) + blkif_rsp(0, 0, 42) + blkif_rsp(32, 0, 0),
+    }
+
+
 def main():
     for name in ("cmdline", "boot_info", "mb2", "pvh", "acpi", "xen_start_info", "pv_site",
-                 "bench_select", "pvemit"):
+                 "bench_select", "pvemit", "blkif_response"):
         write(name, globals()[name]())
 
 

@@ -82,6 +82,8 @@ void xen_install(void)
     pv_lock_ops = xen_lock_ops;
     /* Grant tables: Xen's frames from GNTTABOP_setup_table, mapped by machine frame. */
     gnttab_use(xen_pv_grant_frames);
+    /* Disks: the vbds xenstore lists, through blkfront. */
+    xen_blkfront_init();
 }
 
 PV_THUNKS(xen)

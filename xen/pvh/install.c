@@ -127,4 +127,6 @@ void xen_pvh_install(void)
     pv_lock_ops = xen_lock_ops;
     /* Grant tables: placed in guest-physical space by XENMEM_add_to_physmap. */
     gnttab_use(xen_pvh_grant_frames);
+    /* Disks: the vbds xenstore lists, through blkfront. */
+    xen_blkfront_init();
 }

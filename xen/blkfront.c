@@ -1,0 +1,434 @@
+/* blkfront: the block layer's transport under Xen, the twin of virtio_blk.
+ * One page of ring shared with the backend (Linux dom0's blkback) through
+ * a grant, an event channel each way, and the data pages granted per
+ * request, or, with persistent grants, copied through a pool of pages
+ * granted once and kept mapped by the backend. Both sides avoid
+ * notifications: we tell the backend only when it asked (req_event), and
+ * it tells us only when we asked (rsp_event, set by the final check). */
+#include "xen/blkif.h"
+
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/printf.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "mm/frame_alloc.h"
+#include "mm/pgtable.h"
+#include "xen/backend.h"
+#include "xen/events.h"
+#include "xen/grant_table.h"
+#include "xen/grant_refs.h"
+#include "xen/hypercall.h"
+#include "xen/xenbus.h"
+#include "xen/xenstore.h"
+
+#define SLOTS BLKIF_RING_SLOTS
+#define SEGS BLKIF_MAX_SEGMENTS_PER_REQUEST
+#define SECTORS_PER_PAGE (PAGE_SIZE / BLOCK_SECTOR_SIZE)
+
+static char vbd_id[16];
+OPTION_STRING(vbd_id, "blkfront.vbd",
+              "the vbd to use (device/vbd/<id>); the first listed if unset");
+static uint64_t timeout_s = 10;
+OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600, "seconds to wait for the backend at each step");
+static bool persistent_wanted = true;
+OPTION_BOOL(persistent_wanted, "blkfront.persistent",
+            "use persistent grants when the backend offers them (feature-persistent)");
+/* Faults for the tests: a frontend that never publishes its ring (the
+ * backend then never connects), and one response's status made bad. */
+enum { FAULT_NONE, FAULT_SILENT, FAULT_BAD_STATUS };
+static const char *const fault_choices[] = {"none", "silent", "badstatus", 0};
+static int fault = FAULT_NONE;
+OPTION_ENUM(fault, "blkfront.fault", fault_choices,
+            "test faults: never publish the ring, or corrupt one response's status");
+
+struct shadow {
+    struct block_request *r;
+    unsigned nr_segs;
+    grant_ref_t gref[SEGS]; /* per-request grants, ended on completion */
+};
+
+struct done {
+    struct block_request *r;
+    enum block_status status;
+};
+
+static struct blkfront {
+    struct block_device dev;
+    struct xenbus_device xb;
+    struct blkif_front_ring ring;
+    evtchn_port_t port;
+    struct spinlock lock; /* the ring, the ids and the pool */
+    struct blkif_slot slots[SLOTS];
+    struct shadow shadow[SLOTS];
+    uint32_t free_ids[SLOTS];
+    unsigned nr_free;
+    bool persistent;
+    void *pool[SLOTS][SEGS]; /* persistent: made and granted at first use */
+    grant_ref_t pool_ref[SLOTS][SEGS];
+    uint64_t malformed;
+    bool fault_done;
+    char name[8];
+} front;
+
+static void end_grants(struct shadow *s)
+{
+    for (unsigned i = 0; i < s->nr_segs; i++) {
+        if (!gnttab_end(s->gref[i]))
+            kprintf("blkfront: grant %u still mapped by the backend after its response: "
+                    "leaked\n",
+                    s->gref[i]);
+        front.dev.stats.grant_ops++;
+    }
+    s->nr_segs = 0;
+}
+
+/* The pool page for (id, seg), granted to the backend once and for good. */
+static bool pool_page(unsigned id, unsigned seg)
+{
+    uint64_t pa;
+
+    if (front.pool[id][seg])
+        return true;
+    pa = frame_alloc();
+    if (!pa)
+        return false;
+    front.pool_ref[id][seg] =
+        gnttab_grant(front.xb.backend_id, xen_frame_of(phys_to_virt(pa)), false);
+    front.dev.stats.grant_ops++;
+    if (front.pool_ref[id][seg] == GRANT_REF_NONE) {
+        frame_free(pa);
+        return false;
+    }
+    front.pool[id][seg] = phys_to_virt(pa);
+    return true;
+}
+
+/* One segment: the request's own page granted for this request, or the
+ * pool's page, the data copied in for a write. */
+static bool fill_segment(unsigned id, unsigned seg, const struct block_request *r,
+                         struct blkif_request_segment *out)
+{
+    uint32_t off = seg * (uint32_t)PAGE_SIZE;
+    uint32_t bytes = r->len - off < PAGE_SIZE ? r->len - off : (uint32_t)PAGE_SIZE;
+    uint8_t *data = (uint8_t *)r->buf + off;
+
+    out->first_sect = 0;
+    out->last_sect = (uint8_t)(bytes / BLOCK_SECTOR_SIZE - 1);
+    if (front.persistent) {
+        if (!pool_page(id, seg))
+            return false;
+        if (r->op == BLOCK_WRITE)
+            memcpy(front.pool[id][seg], data, bytes);
+        out->gref = front.pool_ref[id][seg];
+        return true;
+    }
+    out->gref = gnttab_grant(front.xb.backend_id, xen_frame_of(data), r->op == BLOCK_WRITE);
+    front.dev.stats.grant_ops++;
+    front.shadow[id].gref[seg] = out->gref;
+    return out->gref != GRANT_REF_NONE;
+}
+
+/* Builds the request in the ring's next private slot; the backend sees it
+ * at the next push (kick). */
+static enum block_status submit_locked(struct block_request *r)
+{
+    struct blkif_request *req;
+    unsigned id, nr_segs = (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
+
+    if (front.nr_free == 0 || RING_FULL(&front.ring))
+        return BLOCK_EIO; /* the layer keeps to our queue depth: never */
+    id = front.free_ids[--front.nr_free];
+    req = RING_GET_REQUEST(&front.ring, front.ring.req_prod_pvt);
+    req->operation = r->op == BLOCK_READ    ? BLKIF_OP_READ
+                     : r->op == BLOCK_WRITE ? BLKIF_OP_WRITE
+                                            : BLKIF_OP_FLUSH_DISKCACHE;
+    req->nr_segments = (uint8_t)(r->op == BLOCK_FLUSH ? 0 : nr_segs);
+    req->handle = 0;
+    req->id = id;
+    req->sector_number = r->op == BLOCK_FLUSH ? 0 : r->sector;
+    front.shadow[id] = (struct shadow){.r = r};
+    for (unsigned seg = 0; seg < req->nr_segments; seg++) {
+        if (!fill_segment(id, seg, r, &req->seg[seg])) {
+            end_grants(&front.shadow[id]);
+            front.free_ids[front.nr_free++] = id;
+            return BLOCK_EIO;
+        }
+        front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
+    }
+    front.slots[id] = (struct blkif_slot){.busy = 1, .operation = req->operation};
+    front.ring.req_prod_pvt++;
+    return BLOCK_PENDING;
+}
+
+static enum block_status blkfront_submit(struct block_device *d, struct block_request *r)
+{
+    enum block_status s;
+
+    (void)d;
+    spin_lock(&front.lock);
+    s = submit_locked(r);
+    spin_unlock(&front.lock);
+    return s;
+}
+
+static void notify_backend(void)
+{
+    struct evtchn_send send = {.port = front.port};
+
+    HYPERVISOR_event_channel_op(EVTCHNOP_send, &send);
+    front.dev.stats.notifications++;
+}
+
+/* Xen ring rule: publish req_prod, then notify only if the backend's
+ * req_event lies among the requests just pushed. */
+static void blkfront_kick(struct block_device *d)
+{
+    int notify;
+
+    (void)d;
+    spin_lock(&front.lock);
+    RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
+    spin_unlock(&front.lock);
+    if (notify)
+        notify_backend();
+}
+
+/* Ends the slot's request: grants back, a read's data out of the pool. */
+static struct block_request *finish_slot(unsigned id, enum block_status status)
+{
+    struct shadow *s = &front.shadow[id];
+    struct block_request *r = s->r;
+
+    if (front.persistent && r->op == BLOCK_READ && status == BLOCK_OK)
+        for (uint32_t off = 0, seg = 0; off < r->len; off += (uint32_t)PAGE_SIZE, seg++)
+            memcpy((uint8_t *)r->buf + off, front.pool[id][seg],
+                   r->len - off < PAGE_SIZE ? r->len - off : PAGE_SIZE);
+    end_grants(s);
+    s->r = NULL;
+    front.slots[id].busy = 0;
+    front.free_ids[front.nr_free++] = id;
+    return r;
+}
+
+static void report_malformed(const char *why, const struct blkif_response *rsp)
+{
+    if (front.malformed++ == 0)
+        kprintf("blkfront: malformed response from the backend: %s (id %lu, operation %u, "
+                "status %d); counted, and it fails its request if it names one\n",
+                why, (unsigned long)rsp->id, rsp->operation, rsp->status);
+}
+
+/* Takes every response up to rsp_prod, a copy each (the backend may write
+ * the slot meanwhile), into done[]; returns how many. */
+static unsigned take_responses(struct done *done)
+{
+    unsigned n = 0;
+    RING_IDX i, rp = front.ring.sring->rsp_prod;
+
+    xen_rmb(); /* Xen ring rule: read rsp_prod before the responses it covers */
+    for (i = front.ring.rsp_cons; i != rp; i++) {
+        struct blkif_response rsp = *RING_GET_RESPONSE(&front.ring, i);
+        enum block_status status;
+        const char *why;
+        int id;
+
+        if (fault == FAULT_BAD_STATUS && !front.fault_done) {
+            rsp.status = 42;
+            front.fault_done = true;
+        }
+        why = blkif_response_check(&rsp, front.slots, SLOTS, &id, &status);
+        if (why)
+            report_malformed(why, &rsp);
+        if (id >= 0 && n < SLOTS)
+            done[n++] = (struct done){finish_slot((unsigned)id, status), status};
+    }
+    front.ring.rsp_cons = i;
+    return n;
+}
+
+/* Xen ring rule: after the last response, set rsp_event and look once
+ * more, so a response that came meanwhile is not left without its event. */
+static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
+{
+    struct done done[SLOTS];
+    int more;
+
+    (void)port, (void)f, (void)data;
+    front.dev.stats.interrupts++;
+    do {
+        unsigned n;
+        spin_lock(&front.lock);
+        n = take_responses(done);
+        RING_FINAL_CHECK_FOR_RESPONSES(&front.ring, more);
+        spin_unlock(&front.lock);
+        for (unsigned i = 0; i < n; i++)
+            block_complete(&front.dev, done[i].r, done[i].status);
+    } while (more);
+}
+
+static const struct block_transport blkfront_transport = {
+    .name = "blkfront", .submit = blkfront_submit, .kick = blkfront_kick};
+
+/* The shared ring, granted to the backend, and our port for its events. */
+static const char *make_ring(void)
+{
+    uint64_t pa = frame_alloc();
+    struct blkif_sring *sring;
+
+    if (!pa)
+        return "no frame for the ring";
+    sring = phys_to_virt(pa);
+    memset(sring, 0, PAGE_SIZE);
+    SHARED_RING_INIT(sring);
+    FRONT_RING_INIT(&front.ring, sring, BLKIF_RING_PAGE);
+    front.port = xen_evtchn_alloc_unbound(front.xb.backend_id, blkfront_event, NULL);
+    front.nr_free = 0;
+    for (unsigned id = SLOTS; id-- > 0;)
+        front.free_ids[front.nr_free++] = id;
+    return NULL;
+}
+
+/* Our half of the handshake's data, in one transaction: the ring's grant,
+ * the port, the ABI, and whether we reuse grants. */
+static const char *publish(void)
+{
+    char ring_ref[12], port[12];
+    grant_ref_t ref = gnttab_grant(front.xb.backend_id, xen_frame_of(front.ring.sring), false);
+    const char *keys[] = {"ring-ref", "event-channel", "protocol", "feature-persistent"};
+    const char *values[] = {ring_ref, port, XEN_IO_PROTO_ABI_NATIVE, front.persistent ? "1" : "0"};
+    const char *err;
+
+    if (ref == GRANT_REF_NONE)
+        return "no grant reference for the ring";
+    ksnprintf(ring_ref, sizeof(ring_ref), "%u", ref);
+    ksnprintf(port, sizeof(port), "%u", front.port);
+    err = fault == FAULT_SILENT ? NULL : xenbus_publish(&front.xb, keys, values, 4);
+    if (err)
+        return err;
+    if (fault == FAULT_SILENT) {
+        kprintf("blkfront: blkfront.fault=silent: the ring is not published\n");
+        front.xb.state = XenbusStateInitialised;
+        return NULL;
+    }
+    return xenbus_switch(&front.xb, XenbusStateInitialised);
+}
+
+/* Waits for the backend to ask for what want names. */
+static const char *await(enum xenbus_front_action want)
+{
+    static char why[96];
+    enum xenbus_state back;
+    const char *err = xenbus_wait_backend(&front.xb, timeout_s * 1000000000ull, &back);
+
+    if (err || xenbus_front_action(front.xb.state, back) == want)
+        return err;
+    ksnprintf(why, sizeof(why), "the backend went %s", xenbus_state_name(back));
+    return why;
+}
+
+/* The disk as the backend describes it once Connected. */
+static const char *read_disk(void)
+{
+    uint64_t sectors, sector_size, info, flush;
+    const char *err = xenbus_backend_number(&front.xb, "sectors", 0, &sectors);
+
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "sector-size", BLOCK_SECTOR_SIZE, &sector_size);
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "info", 0, &info);
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "feature-flush-cache", 0, &flush);
+    if (err)
+        return err;
+    if (sector_size != BLOCK_SECTOR_SIZE)
+        return "the backend's sector-size is not 512";
+    front.dev.sectors = sectors;
+    front.dev.read_only = info & VDISK_READONLY;
+    front.dev.can_flush = flush != 0;
+    return NULL;
+}
+
+/* Initialising -> (backend InitWait) -> Initialised -> (backend
+ * Connected) -> Connected, each wait bounded by blkfront.timeout. */
+static const char *connect(void)
+{
+    uint64_t persistent;
+    const char *err = gnttab_init();
+
+    if (!err)
+        err = make_ring();
+    if (!err)
+        err = await(XENBUS_PUBLISH);
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "feature-persistent", 0, &persistent);
+    if (err)
+        return err;
+    front.persistent = persistent_wanted && persistent;
+    err = publish();
+    if (!err)
+        err = await(XENBUS_CONNECT);
+    if (!err)
+        err = read_disk();
+    if (!err)
+        err = xenbus_switch(&front.xb, XenbusStateConnected);
+    return err;
+}
+
+/* Linux's name for the vbd: Xen's io/blkif.h numbers xvd disks 202 << 8
+ * | disk << 4; any other numbering just gets "xvd". */
+static void disk_name(void)
+{
+    const char *id = front.xb.node + strlen("device/vbd/");
+    unsigned n = 0;
+
+    for (; *id >= '0' && *id <= '9'; id++)
+        n = n * 10 + (unsigned)(*id - '0');
+    if (n >> 8 == 202 && ((n & 0xff) >> 4) < 26)
+        ksnprintf(front.name, sizeof(front.name), "xvd%c", 'a' + (int)((n & 0xff) >> 4));
+    else
+        ksnprintf(front.name, sizeof(front.name), "xvd");
+}
+
+/* Registers the vbd xenstore lists, if any; a vbd whose backend does not
+ * connect ends the run with one line saying where it stopped. */
+static void blkfront_probe(void)
+{
+    const char *err = xenstore_init();
+    bool found = false;
+
+    if (!err)
+        err = xenbus_find("vbd", vbd_id[0] ? vbd_id : NULL, &front.xb, &found);
+    if (err || !found) {
+        if (err)
+            kprintf("blkfront: no disk: xenstore: %s\n", err);
+        else
+            kprintf("blkfront: no disk: no vbd%s%s in xenstore\n", vbd_id[0] ? " " : "", vbd_id);
+        return;
+    }
+    err = connect();
+    if (err) {
+        static char why[256];
+        ksnprintf(why, sizeof(why), "blkfront: %s: %s", front.xb.node, err);
+        kernel_exit(EXIT_FAILURE, why);
+    }
+    disk_name();
+    front.dev.name = front.name;
+    front.dev.transport = &blkfront_transport;
+    front.dev.priv = &front;
+    front.dev.max_request = SEGS * (uint32_t)PAGE_SIZE;
+    front.dev.queue_depth = SLOTS;
+    kprintf("blkfront: %s connected to %s (domain %u): port %u, persistent grants %s, "
+            "flush %s\n",
+            front.xb.node, front.xb.backend, front.xb.backend_id, front.port,
+            front.persistent ? "on" : "off", front.dev.can_flush ? "yes" : "no");
+    xen_evtchn_unmask(front.port);
+    block_register(&front.dev);
+}
+
+/* From each Xen backend's install function. */
+void xen_blkfront_init(void)
+{
+    block_add_probe(blkfront_probe);
+}
