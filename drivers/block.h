@@ -96,6 +96,11 @@ void block_add_probe(block_probe_fn probe);
 /* Runs every probe, the first time only. */
 void block_probe_all(void);
 
+/* The transports' probes, the twins: virtio-blk over PCI natively
+ * (drivers/virtio_blk.c), blkfront under Xen (xen/blkfront.c). */
+void virtio_blk_probe(void);
+void blkfront_probe(void);
+
 /* A transport registers its device once it is ready to take requests. */
 void block_register(struct block_device *d);
 
