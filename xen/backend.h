@@ -127,7 +127,4 @@ void xen_vcpu_info_register(unsigned cpu);
 void xen_cpu_ports_init(unsigned cpu);
 void xen_cpu_ports_unmask(unsigned cpu);
 
-/* blkfront.c: adds blkfront's probe to the block layer's transports. */
-void xen_blkfront_init(void);
-
 #endif

@@ -393,7 +393,7 @@ static void disk_name(void)
 
 /* Registers the vbd xenstore lists, if any; a vbd whose backend does not
  * connect ends the run with one line saying where it stopped. */
-static void blkfront_probe(void)
+void blkfront_probe(void)
 {
     const char *err = xenstore_init();
     bool found = false;
@@ -425,10 +425,4 @@ static void blkfront_probe(void)
             front.persistent ? "on" : "off", front.dev.can_flush ? "yes" : "no");
     xen_evtchn_unmask(front.port);
     block_register(&front.dev);
-}
-
-/* From each Xen backend's install function. */
-void xen_blkfront_init(void)
-{
-    block_add_probe(blkfront_probe);
 }

@@ -1,5 +1,6 @@
 /* Installing the Xen PV backend. */
 #include "pv/call.h"
+#include "drivers/block.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
 #include "xen/pv/backend.h"
@@ -83,7 +84,7 @@ void xen_install(void)
     /* Grant tables: Xen's frames from GNTTABOP_setup_table, mapped by machine frame. */
     gnttab_use(xen_pv_grant_frames);
     /* Disks: the vbds xenstore lists, through blkfront. */
-    xen_blkfront_init();
+    block_add_probe(blkfront_probe);
 }
 
 PV_THUNKS(xen)

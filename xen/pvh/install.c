@@ -4,6 +4,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
+#include "drivers/block.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
 #include "xen/hypercall.h"
@@ -128,5 +129,5 @@ void xen_pvh_install(void)
     /* Grant tables: placed in guest-physical space by XENMEM_add_to_physmap. */
     gnttab_use(xen_pvh_grant_frames);
     /* Disks: the vbds xenstore lists, through blkfront. */
-    xen_blkfront_init();
+    block_add_probe(blkfront_probe);
 }
