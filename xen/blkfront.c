@@ -297,7 +297,7 @@ static const char *publish(void)
     char ring_ref[12], port[12];
     grant_ref_t ref = gnttab_grant(front.xb.backend_id, xen_frame_of(front.ring.sring), false);
     const char *keys[] = {"ring-ref", "event-channel", "protocol", "feature-persistent"};
-    const char *values[] = {ring_ref, port, XEN_IO_PROTO_ABI_NATIVE, front.persistent ? "1" : "0"};
+    const char *values[] = {ring_ref, port, XEN_IO_PROTO_ABI_NATIVE, persistent_wanted ? "1" : "0"};
     const char *err;
 
     if (ref == GRANT_REF_NONE)
@@ -328,10 +328,12 @@ static const char *await(enum xenbus_front_action want)
     return why;
 }
 
-/* The disk as the backend describes it once Connected. */
+/* The disk as the backend describes it once Connected, and what it
+ * agreed to: blkback writes feature-persistent at Connected, 1 only if
+ * we asked for it too. */
 static const char *read_disk(void)
 {
-    uint64_t sectors, sector_size, info, flush;
+    uint64_t sectors, sector_size, info, flush, persistent;
     const char *err = xenbus_backend_number(&front.xb, "sectors", 0, &sectors);
 
     if (!err)
@@ -340,8 +342,11 @@ static const char *read_disk(void)
         err = xenbus_backend_number(&front.xb, "info", 0, &info);
     if (!err)
         err = xenbus_backend_number(&front.xb, "feature-flush-cache", 0, &flush);
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "feature-persistent", 0, &persistent);
     if (err)
         return err;
+    front.persistent = persistent_wanted && persistent;
     if (sector_size != BLOCK_SECTOR_SIZE)
         return "the backend's sector-size is not 512";
     front.dev.sectors = sectors;
@@ -354,7 +359,6 @@ static const char *read_disk(void)
  * Connected) -> Connected, each wait bounded by blkfront.timeout. */
 static const char *connect(void)
 {
-    uint64_t persistent;
     const char *err = gnttab_init();
 
     if (!err)
@@ -362,11 +366,7 @@ static const char *connect(void)
     if (!err)
         err = await(XENBUS_PUBLISH);
     if (!err)
-        err = xenbus_backend_number(&front.xb, "feature-persistent", 0, &persistent);
-    if (err)
-        return err;
-    front.persistent = persistent_wanted && persistent;
-    err = publish();
+        err = publish();
     if (!err)
         err = await(XENBUS_CONNECT);
     if (!err)

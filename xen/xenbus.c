@@ -125,7 +125,7 @@ const char *xenbus_wait_backend(struct xenbus_device *d, uint64_t timeout_ns,
 
     ksnprintf(path, sizeof(path), "%s/state", d->backend);
     err = xenstore_watch(path, d->node);
-    if (err)
+    if (err && strcmp(err, "EEXIST") != 0) /* the previous wait's watch is still set */
         return err;
     xen_wait_start(&w, xenstore_port(), timeout_ns);
     for (;;) {
