@@ -95,6 +95,10 @@ UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c k
 UNIT_TESTS += block
 UNIT_SRCS_block := drivers/block.c
 
+# The test plays the device: it takes available entries and fills the used ring.
+UNIT_TESTS += virtqueue
+UNIT_SRCS_virtqueue := drivers/virtqueue.c
+
 UNIT_TESTS += disk_pattern
 UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
 
