@@ -20,6 +20,8 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
+  disk       a size in MiB: the run gets `--disk FILE`, FILE a new file of
+             zeros of that size beside the case's log           (default None)
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -639,6 +641,20 @@ CASES += [
          expect=[r"^patchbay: FAIL dom0: xl create exited with status \d+: .*no loader found"],
          last_line=FAIL, status=103,
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
+]
+
+# The domU door's disk (tools/run --domu --disk FILE): QEMU's virtio disk is
+# dom0's /dev/vda, xl's hotplug script hands it to blkback as the guest's
+# xvda, and dom0's /init checks the backend waits for a frontend before it
+# unpauses the guest. The line comes before the guest's first.
+DISK_READY = r"^domu-door: disk xvda backend ready \(blkback, InitWait\)$"
+CASES += [
+    dict(name="domu-disk-backend", args=["--domu"], disk=8,
+         expect=[DISK_READY + r"\n(.*\n)*patchbay: booting via xen-pv$"],
+         reject=CLEAN, last_line=PASS, timeout=DOMU_TIMEOUT),
+    refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
+            r"--disk: /nonexistent/patchbay\.disk is not a file \(make one, or add "
+            r"--disk-new SIZE\)"),
 ]
 
 
