@@ -1098,3 +1098,54 @@ CASES += [
                    r"unflushed$", status=105, verdicts=2, timeout=NATIVE_TIMEOUT,
          stderr=[r"^run: disk-check: the host found what the guest flushed wrong or unflushed$"]),
 ]
+
+# blkfront (xen/blkfront.c) against Linux dom0's blkback, through the domU
+# door: the disk workload PV (persistent grants) and PVH (grants per
+# request), each with the host's check of the file; and what ends a run
+# early, each in one line: no vbd, a read-only disk asked to write, a
+# backend that never connects (the frontend keeps its ring to itself:
+# blkfront.fault=silent) and a malformed response (blkfront.fault=badstatus).
+BLKFRONT_UP = (r"^blkfront: device/vbd/51712 connected to /local/domain/0/backend/vbd/\d+/51712 "
+               r"\(domain 0\): port \d+, persistent grants %s, flush yes$")
+
+
+def blkfront_ran(persistent):
+    return [DISK_READY, BLKFRONT_UP % persistent,
+            r"^block: xvda \(blkfront\): 8192 sectors of 512 bytes, write cache, queue depth 32$",
+            r"^disk: flushed blocks 0-255 generation 1 seed 0x1$",
+            r"^disk: xvda \(blkfront\): 256 blocks x 1 passes at depth 32, seed 0x1: written, "
+            r"read back and checked, flushed$",
+            r"^disk: 513 requests: \d+ notifications, \d+ interrupts ", PASS, DISK_CHECK_OK]
+
+
+def blkfront_refused(name, args, cmdline, verdict, expect=()):
+    case = disk_refused(name, cmdline, verdict, args=args)
+    case.update(expect=list(expect), timeout=DOMU_TIMEOUT)
+    return case
+
+
+CASES += [
+    dict(name="disk-blkfront-pv", args=["--domu"] + disk_args("disk-blkfront-pv"),
+         cmdline="disk=on disk.depth=32", expect=blkfront_ran("on"), last_line=DISK_CHECK_OK,
+         timeout=DOMU_TIMEOUT),
+    dict(name="disk-blkfront-pvh", args=["--domu", "--pvh"] + disk_args("disk-blkfront-pvh"),
+         cmdline="disk=on disk.depth=32 blkfront.persistent=off", expect=blkfront_ran("off"),
+         last_line=DISK_CHECK_OK, timeout=DOMU_TIMEOUT),
+    blkfront_refused("disk-blkfront-none", ["--domu"], "disk=on",
+                     r"disk=on but no block device: start with --disk FILE",
+                     expect=[r"^blkfront: no disk: no vbd in xenstore$"]),
+    blkfront_refused("disk-blkfront-read-only",
+                     ["--domu"] + disk_args("disk-blkfront-read-only", suffix=":ro"), "disk=on",
+                     r"disk: xvda is read-only, and disk=on writes: attach it writable"),
+    blkfront_refused("disk-blkfront-never-connects", ["--domu"] + disk_args(
+        "disk-blkfront-never-connects"), "disk=on blkfront.fault=silent blkfront.timeout=2",
+        r"blkfront: device/vbd/51712: backend /local/domain/0/backend/vbd/\d+/51712 stayed "
+        r"InitWait for 2 s \(we are Initialised\)",
+        expect=[r"^blkfront: blkfront.fault=silent: the ring is not published$"]),
+    blkfront_refused("disk-blkfront-bad-response", ["--domu"] + disk_args(
+        "disk-blkfront-bad-response"), "disk=on blkfront.fault=badstatus",
+        r"disk: the write of block 0 failed: malformed request",
+        expect=[r"^blkfront: malformed response from the backend: response with a status that "
+                r"is not a BLKIF_RSP_ value \(id \d+, operation 1, status 42\); counted, and it "
+                r"fails its request if it names one$"]),
+]
