@@ -137,6 +137,8 @@ static enum block_status submit_locked(struct block_request *r)
     struct blkif_request *req;
     unsigned id, nr_segs = (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
 
+    if ((uintptr_t)r->buf & (PAGE_SIZE - 1))
+        return BLOCK_EINVAL; /* a segment is a page's sectors: block.h's page-aligned buf */
     if (front.nr_free == 0 || RING_FULL(&front.ring))
         return BLOCK_EIO; /* the layer keeps to our queue depth: never */
     id = front.free_ids[--front.nr_free];
