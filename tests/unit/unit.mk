@@ -37,7 +37,7 @@ UNIT_SRCS_xen_console_ring := xen/console_ring.c
 
 # A fake xenstore daemon in the test fills and drains the other ends of the rings.
 UNIT_TESTS += xen_xenstore
-UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c
+UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c xen/xenstore_txn.c
 
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c
