@@ -78,6 +78,10 @@ UNIT_SRCS_ksyms := kernel/ksyms.c
 UNIT_TESTS += acpi_parse
 UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c kernel/boot_info.c
 
+# What the start info leaves for the PVH door to pick dom0's console or a domU's by.
+UNIT_TESTS += pvh_parse
+UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.
