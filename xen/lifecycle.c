@@ -50,10 +50,8 @@ const char *xen_lifecycle_request(void)
 {
     static char request[16];
 
-    if (!xenstore_watch_fired() || xenstore_read(CONTROL_NODE, request, sizeof(request)) ||
+    if (!xenstore_watch_fired() || xenstore_take(CONTROL_NODE, request, sizeof(request)) ||
         request[0] == '\0')
-        return NULL;
-    if (xenstore_write(CONTROL_NODE, ""))
         return NULL;
     return request;
 }

@@ -8,6 +8,7 @@
 #include "xen/backend.h"
 #include "xen/hypercall.h"
 #include "xen/xenstore_ring.h"
+#include "xen/xenstore_txn.h"
 
 #define TIMEOUT_S 10 /* the daemon answers in well under 1 s */
 #define STRINGIFY_(x) #x
@@ -91,10 +92,10 @@ static const char *receive_reply(uint32_t type, char *buf, size_t len, struct xe
 }
 
 /* One request and its reply, under one time budget. */
-static const char *exchange(uint32_t type, const char *path, const char *value, char *buf,
-                            size_t len)
+static const char *exchange(uint32_t type, uint32_t tx_id, const char *path, const char *value,
+                            char *buf, size_t len)
 {
-    size_t n = xs_request_build(request, type, ++req_id, path, value);
+    size_t n = xs_request_build(request, type, ++req_id, tx_id, path, value);
     struct xen_wait w;
     const char *err;
 
@@ -107,8 +108,8 @@ static const char *exchange(uint32_t type, const char *path, const char *value, 
 
 /* One request in flight at a time; the flag is not a lock, so a trap that
  * interrupted a request gets an error rather than waiting for it. */
-static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
-                            size_t len)
+static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, const char *value,
+                              char *buf, size_t len)
 {
     const char *err;
 
@@ -117,9 +118,24 @@ static const char *transact(uint32_t type, const char *path, const char *value, 
     /* Atomic: the request another vCPU has under way is just as busy. */
     if (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
         return "busy: a request was interrupted, or another vCPU's is under way";
-    err = exchange(type, path, value, buf, len);
+    err = exchange(type, tx_id, path, value, buf, len);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
+}
+
+/* Outside any transaction. */
+static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
+                            size_t len)
+{
+    return request_in(type, 0, path, value, buf, len);
+}
+
+/* xs_take_node's way to the daemon: each request on its own, as any. */
+static const char *exchange_in_txn(void *ctx, uint32_t type, uint32_t tx_id, const char *path,
+                                   const char *value, char *buf, size_t len)
+{
+    (void)ctx;
+    return request_in(type, tx_id, path, value, buf, len);
 }
 
 /* Takes whatever the reply ring holds with no request in flight: only
@@ -179,4 +195,9 @@ const char *xenstore_write(const char *path, const char *value)
     char ok[8]; /* Xen ABI: the daemon acknowledges a write with "OK" */
 
     return transact(XS_WRITE, path, value, ok, sizeof(ok));
+}
+
+const char *xenstore_take(const char *path, char *buf, size_t len)
+{
+    return xs_take_node(exchange_in_txn, NULL, path, buf, len);
 }

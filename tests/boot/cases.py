@@ -316,6 +316,10 @@ CASES += [
     refused_option("option-bool", "pv.trace=maybe", [BAD_BOOL], r"bad value 'maybe' for pv.trace"),
     refused_option("option-uint-out-of-range", "wl=on wl.pages=0", [BAD_UINT],
                    r"bad value '0' for wl.pages"),
+    # K, M and G belong to sizes (wl.pages): a time given as 1k is not 1024 s.
+    refused_option("option-suffix-not-a-size", "lifecycle.timeout=1k",
+                   [r"^cmdline: bad value '1k' for lifecycle.timeout \(accepted: 1\.\.86400\)$"],
+                   r"bad value '1k' for lifecycle.timeout"),
     refused_option("bench-bad-name", "bench=nonexistent,save_fl " + BENCH_QUICK, [BAD_NAME],
                    r"unknown name 'nonexistent' in bench"),
     refused_option("bench-only-elsewhere", "bench=xen_hypercall,xen " + BENCH_QUICK,

@@ -37,7 +37,7 @@ UNIT_SRCS_xen_console_ring := xen/console_ring.c
 
 # A fake xenstore daemon in the test fills and drains the other ends of the rings.
 UNIT_TESTS += xen_xenstore
-UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c
+UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c xen/xenstore_txn.c
 
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c
@@ -77,6 +77,10 @@ UNIT_SRCS_ksyms := kernel/ksyms.c
 # Builds ACPI tables in a memory image; also the multiboot2 door's RSDP tags.
 UNIT_TESTS += acpi_parse
 UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c kernel/boot_info.c
+
+# What the start info leaves for the PVH door to pick dom0's console or a domU's by.
+UNIT_TESTS += pvh_parse
+UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
 
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
