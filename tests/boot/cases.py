@@ -56,6 +56,7 @@ TIME_SELFTEST = [
     # 100000 reads, fewer where a read traps (the clock moves 20 ms first).
     r"^time: monotonic over (100000|[1-9]\d{3,4}) reads$",
     r"^timer: 10 ticks in \d+\.\d ms \(interval min \d+\.\d / mean \d+\.\d / max \d+\.\d ms\)$",
+    r"^timer: rate checked against the clock: no early delivery( \(after a retry\))?$",
     r"^irq: pending timer delivered on irq_enable",
     r"^irq: pending timer delivered on irq_restore",
 ]
@@ -187,6 +188,13 @@ CASES = [
     # A PV kernel runs in ring 3, where cli is privileged. The cli is in
     # commit(), which the compiler may inline into fault_inject_run().
     xen_fault("cli", "#GP", extra=[r"^  #0  [0-9a-f]{16} (commit|fault_inject_run)\+0x"]),
+    # A PV guest calibrates nothing (Xen's clock, Xen's timer): the time
+    # self-test's control does not apply, and the run says so.
+    dict(name="xen-time-miscalibrate", args=["--xen"], cmdline="time.miscalibrate=on",
+         expect=[r"^cmdline: option time.miscalibrate does not apply to this platform$"],
+         reject=NOT_RUN,
+         last_line=CMDLINE_FAIL + r"option time.miscalibrate does not apply to this platform$",
+         status="cmdline", timeout=XEN_TIMEOUT),
     dict(name="xen-bad-cmdline", args=["--xen"],
          cmdline="bogus=3 fault=banana xen.hypercall=sysenter xen.pin=maybe",
          expect=[r"^patchbay: booting via xen-pv$",
@@ -883,6 +891,25 @@ CASES += [
          expect=[r"^cmdline: bad value 'hpet' for xen.timer \(accepted: pv\|lapic\)$"],
          reject=NOT_RUN, last_line=CMDLINE_FAIL + r"bad value 'hpet' for xen.timer$",
          status="cmdline", timeout=XEN_TIMEOUT),
+    # time.miscalibrate under PVH: refused with Xen's one-shot timer, which
+    # the guest does not calibrate; with the emulated LAPIC's, calibrated
+    # against Xen's clock, a timer 4 times too slow that fires early by
+    # Xen's clock, which the self-test's timer rate check must catch.
+    dict(name="xen-pvh-miscalibrate-pv-timer", args=PVH_DOM0, cmdline="time.miscalibrate=on",
+         expect=[r"^cmdline: time.miscalibrate=on needs xen.timer=lapic under PVH: "],
+         reject=NOT_RUN,
+         last_line=CMDLINE_FAIL + r"time.miscalibrate=on needs xen.timer=lapic under PVH: ",
+         status="cmdline", timeout=XEN_TIMEOUT),
+    dict(name="xen-pvh-lapic-miscalibrated", args=PVH_DOM0,
+         cmdline="xen.timer=lapic time.miscalibrate=on",
+         expect=[r"^time: APIC timer \d+\.\d MHz, calibrated against Xen's clock as if its 10 ms "
+                 r"were 40 \(time.miscalibrate=on\)$",
+                 r"^time: rate checked against the TSC",
+                 r"^timer: rate wrong against the clock: asked for 60 ms, it first fired after "
+                 r"0\.\d{3} of that",
+                 r"^panic: timer: the one-shot fires at 0\.\d{3} of the time asked"],
+         reject=[PASS, r"^timer: rate checked"],
+         last_line=r"^patchbay: FAIL panic$", status="fail", timeout=XEN_TIMEOUT),
     dict(name="xen-pvh-pv-option", args=PVH_DOM0, cmdline="xen.mmu=trap",
          expect=[r"^cmdline: option xen.mmu does not apply to this platform$"], reject=NOT_RUN,
          last_line=CMDLINE_FAIL + r"option xen.mmu does not apply to this platform$",
