@@ -65,6 +65,7 @@ void xen_console_write(const char *s, size_t len);
 __attribute__((noreturn)) void xen_exit(int status);
 unsigned xen_cpus_possible(void);
 void xen_send_ipi(unsigned cpu);
+void xen_selftest(void); /* events_test.c */
 
 /* lifecycle.c: the toolstack's requests, and what every resume redoes
  * (machine ops both backends put in their tables; the suspend itself is

@@ -72,6 +72,20 @@ NATIVE_RATE = (r"^time: rate checked against the ACPI PM timer \(port 0x[0-9a-f]
 XEN_RATE = (r"^time: rate checked against the TSC at the \d+\.\d{3} MHz Xen states"
             r"( for the host| \(rdtsc emulated by Xen\))" + RATE_CHECKED)
 
+# Under Xen, the event self-test (xen/events_test.c): an event sent to a
+# masked port reaches its handler once the port is unmasked, on each vCPU
+# by itself and, with several, for each other vCPU by vCPU 0. It panics on
+# a failure; evtchn_unmasked(cpus) says that it ran on all of them.
+EVTCHN_UNMASKED = r"^xen: events sent to masked ports delivered on unmask: by their own vCPU "
+
+
+def evtchn_unmasked(cpus=None):
+    if cpus is None:
+        return EVTCHN_UNMASKED + r"\(0x[0-9a-f]+\)"
+    return EVTCHN_UNMASKED + r"\(0x%x\)%s$" % ((1 << cpus) - 1,
+                                              ", by vCPU 0 for the others" if cpus > 1 else "")
+
+
 NATIVE_TIMEOUT = 60
 ISO_TIMEOUT = 120
 XEN_TIMEOUT = 120
@@ -84,7 +98,8 @@ NO_WX = r"^mm: W\^X check: 0 pages writable and executable$"
 
 def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIMEOUT):
     """A boot that must reach a clean end, past the time self-test."""
-    platform = [NATIVE_TIME, NATIVE_RATE] if method.startswith("native/") else [XEN_RATE]
+    platform = ([NATIVE_TIME, NATIVE_RATE] if method.startswith("native/")
+                else [XEN_RATE, evtchn_unmasked()])
     return dict(name=name, args=list(args), cmdline="",
                 expect=[r"^patchbay: booting via " + method + "$", MEM, ALL_PATCHED, NO_WX]
                 + TIME_SELFTEST + platform + list(expect),
@@ -684,6 +699,8 @@ def smp_boot(name, args, cpus, how, method="native/pvh", cmdline="", timeout=NAT
     if repatch:  # (rewrites, forms): the live-patching test too
         cmdline = ("pv.repatch_test=%d %s" % (repatch[0], cmdline)).strip()
     more = repatch_expect(cpus, *repatch) if repatch else []
+    if method.startswith("xen"):
+        more.append(evtchn_unmasked(cpus))
     return sched_boot(name, args, ("mm.tlbtest=on wl=on wl.threads=%d %s" % (cpus, cmdline)).strip(),
                       method, timeout=timeout,
                       expect=ups + [r"^smp: %d CPUs running$" % cpus,
@@ -915,8 +932,9 @@ def lifecycle_boot(name, args, steps, method, cpus, expect=()):
     # The door's line for the last step may come after the guest's verdict.
     case["last_line"] = None
     case["expect"].append(PASS)
-    case["expect"] += [LIFECYCLE_READY % k, r"^wl: \d+ cycles x 2048 pages, 2 mutators, seed 1: "
-                       r"\d+ faults, checksums ok", r"^lifecycle: resumed %d times, domains %s$"
+    case["expect"] += [evtchn_unmasked(cpus), LIFECYCLE_READY % k,
+                       r"^wl: \d+ cycles x 2048 pages, 2 mutators, seed 1: \d+ faults, checksums ok",
+                       r"^lifecycle: resumed %d times, domains %s$"
                        % (k, " ".join(str(d) for d in range(1, k + 2)))]
     for i, step in enumerate(steps, 1):
         case["expect"] += [LIFECYCLE_SUSPEND % (i, i),
