@@ -119,6 +119,7 @@ void kernel_main(void)
     sched_init();                              /* this thread joins the run queue; ticks start */
     smp_start_cpus();                          /* the other CPUs, each on its idle thread */
     selftest_sched();                          /* threads, preemption, channel, sleep */
+    pv_machine_ops.selftest();                 /* the backend's own: Xen's event delivery */
     mm_dirty_test();                           /* mm.dirtytest=1: D survives mprotect */
     mm_tlb_test();                             /* mm.tlbtest=on: no stale TLB entry survives */
     pv_repatch_test();                         /* pv.repatch_test=N: patching with CPUs live */

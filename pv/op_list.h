@@ -110,6 +110,8 @@
     X(a, machine, console_write, void, (const char *s, size_t len)) /* works from a trap */ \
     X(a, machine, exit, __attribute__((noreturn)) void, (int status)) /* 0 = clean; ends the VM */ \
     X(a, machine, setup, void, (void)) /* once the command line is read */ \
+    /* The backend's own boot checks, in thread context, every CPU running. */ \
+    X(a, machine, selftest, void, (void)) \
     /* The guest's lifecycle (kernel/lifecycle.c): a toolstack that saves, \
      * restores or moves the domain asks it to suspend. Watches for its \
      * requests: NULL, or why there is no toolstack to ask. */ \

@@ -35,10 +35,13 @@ static struct evtchn_handler handlers[EVTCHN_MAX_HANDLED];
  * bind (an interdomain one) notifies vCPU 0. */
 static xen_ulong_t cpu_ports[MAX_CPUS][EVTCHN_WORDS];
 
-/* Whether an unmasked port's pending event may be announced by setting
- * this vCPU's upcall_pending ourselves (PV: irq_enable looks at it), or
- * needs EVTCHNOP_unmask (PVH: only Xen can inject the callback vector). */
-static bool raise_locally;
+/* How this backend unmasks a port: xen_events_init's choice. */
+static void (*unmask_port)(evtchn_port_t port);
+
+/* Per vCPU: set while its upcall holds ports it took from the pending
+ * bitmap and has not dispatched yet (xen_events_dispatching). */
+static bool dispatching[MAX_CPUS];
+static uint64_t dispatched[MAX_CPUS]; /* handlers each vCPU ran */
 
 static xen_ulong_t port_bit(evtchn_port_t port)
 {
@@ -62,40 +65,74 @@ static unsigned port_cpu(evtchn_port_t port)
     return port < EVTCHN_MAX_HANDLED ? handlers[port].cpu : 0;
 }
 
-/* Xen ABI: an event that arrives while its port is masked sets only the
- * pending bit; the edge that would raise the upcall is lost. So unmasking
- * must look at the pending bit and raise the upcall itself, on this vCPU,
- * with events masked. The caller's irq_enable delivers it. Returns false
- * if it was pending but cannot be raised here. */
-static bool unmask_here(evtchn_port_t port)
+/* Xen ABI (common/event_2l.c, evtchn_2l_unmask): EVTCHNOP_unmask raises
+ * the upcall on the port's vCPU only if it clears a mask bit it finds
+ * set, and the port is pending. So the mask stays set until Xen clears it. */
+void xen_evtchn_unmask_by_xen(evtchn_port_t port)
+{
+    struct evtchn_unmask unmask = {.port = port};
+
+    xen_evtchn_mask(port);
+    xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_unmask, &unmask), "EVTCHNOP_unmask");
+}
+
+/* Xen ABI: an event sent while its port is masked sets only the pending
+ * bit. A PV vCPU can announce it to its own upcall (irq_enable looks at
+ * upcall_pending); another vCPU's upcall only Xen can raise. */
+void xen_evtchn_unmask_locally(evtchn_port_t port)
 {
     unsigned word = port / WORD_BITS;
     xen_ulong_t sel_bit = (xen_ulong_t)1 << word;
 
+    if (port_cpu(port) != cpu_index()) {
+        xen_evtchn_unmask_by_xen(port);
+        return;
+    }
     __atomic_fetch_and(&xen_shared_info.evtchn_mask[word], ~port_bit(port), __ATOMIC_SEQ_CST);
     if (!(__atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
           port_bit(port)))
-        return true;
-    if (!raise_locally)
-        return false;
-    if (__atomic_fetch_or(&xen_vcpu->evtchn_pending_sel, sel_bit, __ATOMIC_SEQ_CST) & sel_bit)
-        return true; /* already announced to the upcall */
-    __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
-    return true;
+        return;
+    if (!(__atomic_fetch_or(&xen_vcpu->evtchn_pending_sel, sel_bit, __ATOMIC_SEQ_CST) & sel_bit))
+        __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Events masked meanwhile, so the vCPU we check against is the one whose
- * vcpu_info we write. Xen ABI: EVTCHNOP_unmask raises the upcall on the
- * vCPU the port is bound to, which another vCPU cannot do for itself. */
+/* Events masked meanwhile, so the vCPU the backend checks against is the
+ * one whose vcpu_info it writes. */
 void xen_evtchn_unmask(evtchn_port_t port)
 {
     unsigned long flags = irq_save();
 
-    if (port_cpu(port) != cpu_index() || !unmask_here(port)) {
-        struct evtchn_unmask unmask = {.port = port};
-        xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_unmask, &unmask), "EVTCHNOP_unmask");
-    }
+    unmask_port(port);
     irq_restore(flags);
+}
+
+/* Events masked, so no upcall of this vCPU's takes the event meanwhile. */
+bool xen_evtchn_announced(evtchn_port_t port)
+{
+    unsigned word = port / WORD_BITS;
+
+    return (__atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
+            ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST) &
+            port_bit(port)) &&
+           (__atomic_load_n(&xen_vcpu->evtchn_pending_sel, __ATOMIC_SEQ_CST) >> word & 1) &&
+           __atomic_load_n(&xen_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST);
+}
+
+/* Xen ABI (common/domain.c, map_vcpu_info): registering a vcpu_info
+ * selects every word and sets upcall_pending, a spurious upcall. With
+ * every port of this vCPU's masked it can announce nothing real, and
+ * dropping it lets a real announcement be told from it. */
+bool xen_events_drop_spurious(void)
+{
+    unsigned cpu = cpu_index();
+
+    for (unsigned w = 0; w < EVTCHN_WORDS; w++)
+        if (__atomic_load_n(&cpu_ports[cpu][w], __ATOMIC_ACQUIRE) &
+            ~__atomic_load_n(&xen_shared_info.evtchn_mask[w], __ATOMIC_SEQ_CST))
+            return false;
+    __atomic_store_n(&xen_vcpu->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST);
+    return true;
 }
 
 uint64_t xen_evtchn_count(evtchn_port_t port)
@@ -103,6 +140,19 @@ uint64_t xen_evtchn_count(evtchn_port_t port)
     return port < EVTCHN_MAX_HANDLED ? handlers[port].count : 0;
 }
 
+uint64_t xen_events_dispatched(void)
+{
+    return dispatched[cpu_index()];
+}
+
+bool xen_events_dispatching(void)
+{
+    return dispatching[cpu_index()];
+}
+
+/* A port bound to another vCPU is refused: its handler would run where
+ * its state is not, e.g. an upcall's ports taken before a resume rebound
+ * them. */
 static void dispatch(evtchn_port_t port, struct trap_frame *f)
 {
     struct evtchn_handler *h = port < EVTCHN_MAX_HANDLED ? &handlers[port] : 0;
@@ -112,7 +162,13 @@ static void dispatch(evtchn_port_t port, struct trap_frame *f)
         xen_evtchn_mask(port);
         return;
     }
+    if (h->cpu != cpu_index()) {
+        kprintf("xen: event on port %u, bound to vCPU %u, reached vCPU %u: refused\n", port, h->cpu,
+                cpu_index());
+        return;
+    }
     h->count++;
+    dispatched[h->cpu]++;
     h->fn(port, f, h->data);
 }
 
@@ -136,10 +192,14 @@ static void take_word(unsigned cpu, unsigned word, xen_ulong_t *todo, struct tra
         dispatch((evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready)), f);
 }
 
-/* Runs the handlers of the ports in todo, those marked last after the rest. */
-static void run_handlers(const xen_ulong_t *todo, struct trap_frame *f)
+/* Runs the handlers of the ports in todo, those marked last after the
+ * rest: the one tick, which may switch threads, so nothing of this vCPU's
+ * is held across it. */
+static void run_handlers(unsigned cpu, const xen_ulong_t *todo, struct trap_frame *f)
 {
     for (int last = 0; last <= 1; last++) {
+        if (last)
+            __atomic_store_n(&dispatching[cpu], false, __ATOMIC_RELEASE);
         for (unsigned word = 0; word < HANDLED_WORDS; word++) {
             for (xen_ulong_t ready = todo[word]; ready; ready &= ready - 1) {
                 evtchn_port_t port = (evtchn_port_t)(word * WORD_BITS + __builtin_ctzl(ready));
@@ -169,6 +229,7 @@ void xen_event_upcall(struct trap_frame *f)
     xen_ulong_t todo[HANDLED_WORDS] = {0};
 
     stack_check();
+    __atomic_store_n(&dispatching[cpu], true, __ATOMIC_RELEASE);
     while (__atomic_load_n(&v->evtchn_upcall_pending, __ATOMIC_SEQ_CST)) {
         __atomic_store_n(&v->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST);
         xen_ulong_t sel = __atomic_exchange_n(&v->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
@@ -178,7 +239,7 @@ void xen_event_upcall(struct trap_frame *f)
             take_word(cpu, word, todo, f);
         }
     }
-    run_handlers(todo, f);
+    run_handlers(cpu, todo, f);
 }
 
 /* Gives a freshly bound, still masked port its handler and its vCPU's
@@ -213,11 +274,24 @@ evtchn_port_t xen_bind_ipi(unsigned cpu, evtchn_handler_fn fn, void *data)
     return install_handler(bind.port, cpu, "an IPI", fn, data, false);
 }
 
+/* Masked first, so no upcall takes it while it goes; an unbound port is
+ * vCPU 0's again, as at xen_events_reset. */
+void xen_evtchn_close(evtchn_port_t port)
+{
+    struct evtchn_close close = {.port = port};
+
+    xen_evtchn_mask(port);
+    xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_close, &close), "event_channel_op close");
+    xen_evtchn_clear(port);
+    if (port < EVTCHN_MAX_HANDLED)
+        install_handler(port, 0, "a closed port", 0, 0, false);
+}
+
 /* Every port starts masked: a port gets events once it has a handler.
  * Until it is bound, every port is vCPU 0's. */
-void xen_events_init(bool raise_upcall_locally)
+void xen_events_init(void (*unmask)(evtchn_port_t port))
 {
-    raise_locally = raise_upcall_locally;
+    unmask_port = unmask;
     xen_events_reset();
 }
 

@@ -60,9 +60,11 @@ void xen_install(void)
     pv_info = (struct pv_info){
         .name = "xen-pv", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
     xen_guest_init();
-    xen_traps_init();      /* exceptions reach trap_dispatch() */
-    xen_callbacks_init();  /* the upcall and failsafe callbacks */
-    xen_events_init(true); /* every port masked; irq_enable delivers what unmasking finds */
+    xen_traps_init();     /* exceptions reach trap_dispatch() */
+    xen_callbacks_init(); /* the upcall and failsafe callbacks */
+    /* Every port masked; unmasking on the port's vCPU announces a pending
+     * event there, for irq_enable to deliver. */
+    xen_events_init(xen_evtchn_unmask_locally);
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
     xen_mmu_init();

@@ -107,6 +107,7 @@ void xen_pvh_install(void)
     pv_machine_ops = (struct pv_machine_ops){.console_write = xen_console_write,
                                              .exit = xen_exit,
                                              .setup = xen_pvh_setup,
+                                             .selftest = xen_selftest,
                                              .lifecycle_start = xen_lifecycle_start,
                                              .lifecycle_request = xen_lifecycle_request,
                                              .suspend = xen_pvh_suspend,
@@ -116,8 +117,9 @@ void xen_pvh_install(void)
                                .variant = xen_role_variant(),
                                .caps = PV_CAP_XEN | PV_CAP_XEN_PVH | PV_CAP_NATIVE_SITES |
                                        PV_CAP_CALIBRATES};
-    /* Events: every port masked; they arrive on the callback vector. */
-    xen_events_init(false);
+    /* Events: every port masked; they arrive on the callback vector, which
+     * only Xen raises, so Xen unmasks. */
+    xen_events_init(xen_evtchn_unmask_by_xen);
     xen_pvh_callback_init();
     /* Interrupt flag: the CPU's own. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(native, irq);

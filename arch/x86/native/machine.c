@@ -32,6 +32,11 @@ void native_setup(void)
     native_time_setup();
 }
 
+/* What the native backend has to check, the generic self-tests do. */
+void native_selftest(void)
+{
+}
+
 /* No toolstack runs a bare machine: nothing can ask it to suspend, and
  * lifecycle= refuses to run here. */
 const char *native_lifecycle_start(void)
