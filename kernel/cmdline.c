@@ -266,8 +266,9 @@ static unsigned suffix_shift(char c)
     }
 }
 
-/* Decimal or 0x hex, then an optional K, M or G (powers of 1024). */
-static bool parse_uint(struct slice s, uint64_t *out)
+/* Decimal or 0x hex, then, for a size only, an optional K, M or G (powers
+ * of 1024): a count or a time given as 1k is a mistake, not 1024. */
+static bool parse_uint(struct slice s, bool size_suffix, uint64_t *out)
 {
     unsigned base = 10, shift;
     uint64_t v;
@@ -283,7 +284,7 @@ static bool parse_uint(struct slice s, uint64_t *out)
         *out = v;
         return true;
     }
-    shift = suffix_shift(s.p[0]);
+    shift = size_suffix ? suffix_shift(s.p[0]) : 0;
     if (s.len != 1 || shift == 0 || v > UINT64_MAX >> shift)
         return false;
     *out = v << shift;
@@ -363,7 +364,7 @@ static bool set_option(const struct option *opt, struct slice value)
         *(bool *)opt->value = b;
         return true;
     case OPT_UINT:
-        if (!parse_uint(value, &u) || u < opt->min || u > opt->max)
+        if (!parse_uint(value, opt->size_suffix, &u) || u < opt->min || u > opt->max)
             return false;
         *(uint64_t *)opt->value = u;
         return true;

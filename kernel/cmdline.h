@@ -23,6 +23,7 @@ struct option {
     enum option_type type;
     void *value;                /* bool*, uint64_t*, int* (index into choices), char* buffer */
     uint64_t min, max;          /* OPT_UINT: accepted range, inclusive */
+    bool size_suffix;           /* OPT_UINT: a size, so K, M or G (x1024) may follow */
     const char *const *choices; /* OPT_ENUM: NULL-terminated list of accepted words */
     size_t size;                /* OPT_STRING, OPT_LIST: buffer size incl. NUL */
     option_words_fn words;      /* OPT_LIST: the words its comma-separated value may hold */
@@ -74,6 +75,10 @@ extern const struct option_check __start_option_checks[], __stop_option_checks[]
 #define OPTION_BOOL(var_, key_, help_) OPTION_DEFINE_(var_, bool, key_, OPT_BOOL, help_, )
 #define OPTION_UINT(var_, key_, lo_, hi_, help_)                                                   \
     OPTION_DEFINE_(var_, uint64_t, key_, OPT_UINT, help_, .min = (lo_), .max = (hi_))
+/* A number that is an amount of memory: it alone may end in K, M or G. */
+#define OPTION_SIZE(var_, key_, lo_, hi_, help_)                                                   \
+    OPTION_DEFINE_(var_, uint64_t, key_, OPT_UINT, help_, .min = (lo_), .max = (hi_),              \
+                   .size_suffix = true)
 #define OPTION_ENUM(var_, key_, choices_, help_)                                                   \
     OPTION_DEFINE_(var_, int, key_, OPT_ENUM, help_, .choices = (choices_))
 #define OPTION_STRING(var_, key_, help_)                                                           \

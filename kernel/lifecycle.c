@@ -2,13 +2,13 @@
  * toolstack while it runs (tools/run --domu --lifecycle PLAN sets N), and
  * checks itself after each. A thread on the boot CPU answers the
  * toolstack's requests (pv_machine_ops.lifecycle_request); for a suspend
- * it waits for a safe point (no live patch, no mprotect: every lazy MMU
- * section and multicall batch is inside vm_hold), parks the other CPUs,
- * and lets the platform suspend. A counting thread on every CPU keeps a
- * count in memory and its own copy, and reads the clock. After each
- * resume: the count went on where it stopped on every CPU, the clock did
- * not go back, the W^X count and every patched site's bytes are as
- * before; a failure ends the run. */
+ * it waits for a safe point (no live patch; the other CPUs parked, each
+ * in a thread of its own; no mprotect: every lazy MMU section and
+ * multicall batch is inside vm_hold), and lets the platform suspend. A
+ * counting thread on every CPU keeps a count in memory and its own copy,
+ * and reads the clock. After each resume: the count went on where it
+ * stopped on every CPU, the clock did not go back, the W^X count and
+ * every patched site's bytes are as before; a failure ends the run. */
 #include "kernel/lifecycle.h"
 
 #include "kernel/cmdline.h"
@@ -168,8 +168,10 @@ static void suspend_once(void)
     report_workload();
     kprintf("lifecycle: suspend %u: domain %u asked to suspend\n", resumes + 1, domains[resumes]);
     live_patch_hold();
-    vm_hold();
+    /* Parked first: a CPU waiting for vm_lock is not preempted, so its
+     * parking thread would never run behind our hold. */
     others = smp_park_others();
+    vm_hold();
     flags = irq_save();
     for (unsigned cpu = 0; cpu < smp_cpus_online(); cpu++)
         counts[cpu] = counters[cpu].count;
@@ -179,8 +181,8 @@ static void suspend_once(void)
         timer_resume();
     after_ns = time_now_ns();
     irq_restore(flags);
-    smp_unpark_others(others, rc == 0);
     vm_unhold();
+    smp_unpark_others(others, rc == 0);
     live_patch_unhold();
     if (rc != 0) {
         kprintf("lifecycle: suspend cancelled, still domain %u\n", domains[resumes]);

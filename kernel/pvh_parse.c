@@ -47,12 +47,14 @@ const char *pvh_parse(const struct boot_mem *mem, uint64_t start_info_pa, bool m
     const uint8_t *p = boot_mem_at(mem, start_info_pa, PVH_V0_LEN);
     const char *err;
 
+    *out = (struct pvh_start){.found = false};
     if (!p)
         return "start info outside memory";
     memcpy(&si, p, PVH_V0_LEN);
     if (si.magic != XEN_HVM_START_MAGIC_VALUE)
         return "bad start info magic";
-    *out = (struct pvh_start){si.version, si.flags, si.rsdp_paddr};
+    *out = (struct pvh_start){
+        .version = si.version, .flags = si.flags, .rsdp_paddr = si.rsdp_paddr, .found = true};
     if (si.cmdline_paddr) {
         err = read_cmdline(mem, si.cmdline_paddr, bi);
         if (err)

@@ -1,8 +1,9 @@
 /* The boot self-test of time. It checks what the kernel will rely on, not
  * how accurate the platform is: under emulation, timings are noise, so
  * only gross failures fail the run: a clock whose rate is off by a factor
- * (against a second clock), time running backwards or standing still, a
- * tick or an interrupt that never comes. How late ticks come is reported.
+ * (against a second clock), a timer that fires early by a factor (against
+ * the clock), time running backwards or standing still, a tick or an
+ * interrupt that never comes. How late ticks come is reported.
  *
  * Every wait is bounded by the platform clock. A halt can only end with an
  * interrupt, so the test halts only once polling has shown that the timer
@@ -46,6 +47,15 @@
 
 #define TICK_PERIOD_NS (10 * NSEC_PER_MSEC)
 #define TICKS_WANTED 10
+/* The one-shot's rate against the clock: a timer asked for a wait that
+ * first fires before 2/3 of it is off by a factor (the guest's own
+ * calibration gone wrong, as under time.miscalibrate with xen.timer=lapic).
+ * Late is host noise, never checked; but lateness also hides a timer too
+ * fast, so the wait is long (60 ms: 4 times too fast passes only with a
+ * delivery 25 ms late), and a sound timer's check ends at 2/3 of it with
+ * nothing delivered. One retry only, for a stray early event. */
+#define TIMER_RATE_WAIT_NS (60 * NSEC_PER_MSEC)
+#define TIMER_RATE_ATTEMPTS 2
 #define PENDING_SETTLE_NS (10 * NSEC_PER_MSEC) /* for the timer to fire while disabled */
 #define PENDING_ATTEMPTS 3                     /* each settling 10 times longer */
 
@@ -247,6 +257,50 @@ static void check_periodic_ticks(void)
     report_ticks(ticks);
 }
 
+/* When the platform first delivered one wait, as thousandths of it;
+ * RATE_MIN_PERMILLE if it delivered nothing before that. The wait is
+ * left armed: the next check arms its own over it. */
+static uint64_t first_delivery_permille(void)
+{
+    uint64_t armed_at = time_now_ns(), first;
+
+    timer_arm(armed_at + TIMER_RATE_WAIT_NS);
+    irq_enable();
+    while (!timer_first_delivery_ns() &&
+           time_now_ns() - armed_at < TIMER_RATE_WAIT_NS * RATE_MIN_PERMILLE / 1000)
+        ;
+    irq_disable();
+    first = timer_first_delivery_ns();
+    if (!first)
+        return RATE_MIN_PERMILLE;
+    return first > armed_at ? (first - armed_at) * 1000 / TIMER_RATE_WAIT_NS : 0;
+}
+
+/* The clock is checked against the reference; the timer that ends every
+ * sleep is checked against the clock, as the periodic ticks cannot be:
+ * kernel/time.c arms a delivery that came early again for the rest. */
+static void check_timer_rate(void)
+{
+    uint64_t latest = 0;
+
+    for (unsigned attempt = 1; attempt <= TIMER_RATE_ATTEMPTS; attempt++) {
+        uint64_t permille = first_delivery_permille();
+
+        if (permille >= RATE_MIN_PERMILLE) {
+            kprintf("timer: rate checked against the clock: no early delivery%s\n",
+                    attempt > 1 ? " (after a retry)" : "");
+            return;
+        }
+        latest = permille > latest ? permille : latest;
+    }
+    kprintf("timer: rate wrong against the clock: asked for %lu ms, it first fired after "
+            "%lu.%03lu of that (the latest of %u attempts)\n",
+            TIMER_RATE_WAIT_NS / NSEC_PER_MSEC, RATIO_3DP(latest), TIMER_RATE_ATTEMPTS);
+    panic("timer: the one-shot fires at %lu.%03lu of the time asked, below %u.%03u: its rate is "
+          "wrong against the clock",
+          RATIO_3DP(latest), RATIO_3DP(RATE_MIN_PERMILLE));
+}
+
 static volatile unsigned pending_ticks;
 
 static void on_pending_tick(void)
@@ -319,6 +373,7 @@ void selftest_time(void)
     check_monotonic();
     check_rate();
     check_periodic_ticks();
+    check_timer_rate();
     check_pending_delivery("irq_enable", enable_interrupts);
     check_pending_delivery("irq_restore", restore_enabled);
 }

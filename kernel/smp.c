@@ -9,6 +9,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
+#include "kernel/sched.h"
 #include "kernel/sched_core.h"
 #include "kernel/time.h"
 #include "pv/irq.h"
@@ -77,13 +78,9 @@ static unsigned sync_waiter;  /* the CPU smp_sync_cores() may halt on */
  * before is discarded, so it sees text another CPU wrote (SDM 8.1.3,
  * cross-modifying code). Xen's cpuid traps to Xen, which serializes too.
  * The last CPU to do so wakes the waiter. */
-static void park_here(void);
-
 void smp_ipi_arrived(void)
 {
     unsigned me = 1u << cpu_index();
-
-    park_here();
 
     if (!(__atomic_load_n(&sync_pending, __ATOMIC_ACQUIRE) & me))
         return;
@@ -132,22 +129,26 @@ void smp_sync_cores(void)
     }
 }
 
-static unsigned park_asked; /* a bit per CPU asked to park */
 static unsigned parked;     /* a bit per CPU parked now */
 static unsigned park_round; /* moves on when the parked CPUs may go */
 static bool park_resumed;   /* that round ended in a new domain */
+static struct thread *park_threads[MAX_CPUS];
+static const char *const park_names[MAX_CPUS] = {"park0", "park1", "park2", "park3",
+                                                 "park4", "park5", "park6", "park7"};
 
-/* A CPU asked to park spins here, in its IPI handler with interrupts
- * off, until the caller's work is done; it touches nothing shared but
- * these words, so it can be frozen, saved and thawed in another domain.
- * After a resume it sets itself up again (its vcpu_info, its timer). */
-static void park_here(void)
+/* A CPU's parking thread spins here with interrupts off until the
+ * caller's work is done. A thread, not an interrupt handler: nothing the
+ * CPU was handling is left half done across a suspend, to meet what a
+ * resume rebuilt. It touches nothing shared but these words, so it can be
+ * frozen, saved and thawed in another domain. After a resume it sets its
+ * CPU up again (the platform's part, its timer). */
+static void park_here(void *unused)
 {
     unsigned cpu = cpu_index(), me = 1u << cpu;
     unsigned round = __atomic_load_n(&park_round, __ATOMIC_ACQUIRE);
+    unsigned long flags = irq_save();
 
-    if (!(__atomic_load_n(&park_asked, __ATOMIC_ACQUIRE) & me))
-        return;
+    (void)unused;
     __atomic_fetch_or(&parked, me, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&park_round, __ATOMIC_ACQUIRE) == round)
         __builtin_ia32_pause();
@@ -156,6 +157,7 @@ static void park_here(void)
         timer_resume();
     }
     __atomic_fetch_and(&parked, ~me, __ATOMIC_SEQ_CST);
+    irq_restore(flags);
 }
 
 /* Waits, with interrupts on, until the CPUs in mask are in (or out of)
@@ -176,15 +178,18 @@ unsigned smp_park_others(void)
     unsigned online = smp_cpus_online(), others = 0;
 
     if (!(irq_save_flags() & X86_EFLAGS_IF))
-        panic("smp: parking with interrupts disabled would wait for its own IPI forever");
+        panic("smp: parking with interrupts disabled: the caller must be a thread that can sleep");
     for (unsigned cpu = 0; cpu < online; cpu++)
         if (cpu != cpu_index())
             others |= 1u << cpu;
     __atomic_store_n(&park_resumed, false, __ATOMIC_RELEASE);
-    __atomic_store_n(&park_asked, others, __ATOMIC_SEQ_CST);
-    for (unsigned cpu = 0; cpu < online; cpu++)
-        if (others & (1u << cpu))
-            pv_cpu_ops.send_ipi(cpu);
+    for (unsigned cpu = 0; cpu < online; cpu++) {
+        if (!(others & (1u << cpu)))
+            continue;
+        park_threads[cpu] = thread_create_on(cpu, park_names[cpu], park_here, 0);
+        if (!park_threads[cpu])
+            panic("smp: no thread slot to park CPU %u", cpu);
+    }
     wait_parked(others, true, "park");
     return others;
 }
@@ -192,7 +197,9 @@ unsigned smp_park_others(void)
 void smp_unpark_others(unsigned others, bool resumed)
 {
     __atomic_store_n(&park_resumed, resumed, __ATOMIC_RELEASE);
-    __atomic_store_n(&park_asked, 0, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&park_round, 1, __ATOMIC_SEQ_CST);
     wait_parked(others, false, "leave their park");
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+        if (others & (1u << cpu))
+            thread_join(park_threads[cpu]);
 }

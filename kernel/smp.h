@@ -24,11 +24,12 @@ void smp_sync_cores(void);
  * ending a halt: serialize, if smp_sync_cores() asked it to. */
 void smp_ipi_arrived(void);
 
-/* Parks every other online CPU in its IPI handler, interrupts off, and
- * returns their mask: the caller, with interrupts on, must hold no lock
- * another CPU may spin for with interrupts off (kernel/lifecycle.c).
- * unpark lets them go; with resumed, each first redoes its platform
- * set-up (pv_machine_ops.cpu_resume) and re-arms its timer. */
+/* Parks every other online CPU in a thread of its own, interrupts off,
+ * and returns their mask: the caller, in thread context with interrupts
+ * on, must hold no lock another CPU may spin for with interrupts off
+ * (kernel/lifecycle.c). unpark lets them go and joins the threads; with
+ * resumed, each CPU first redoes its platform set-up
+ * (pv_machine_ops.cpu_resume) and re-arms its timer. */
 unsigned smp_park_others(void);
 void smp_unpark_others(unsigned others, bool resumed);
 

@@ -21,8 +21,24 @@ DECLARE_STATIC_CALL(timer_callback, timer_callback_none);
 /* Each CPU's one-shot: touched only by that CPU, interrupts disabled. */
 static struct {
     uint64_t deadline;
+    uint64_t first_delivery; /* 0 until the platform delivers it, early or not */
     bool armed;
 } oneshot[MAX_CPUS];
+
+/* The negative control of the time self-test's rate checks, as
+ * pv.repatch_unsafe is of live patching; it applies only where the guest
+ * calibrates something (pv/ops.h), and xen/pvh/install.c refuses it with
+ * Xen's one-shot timer, which the PVH guest does not calibrate. */
+static bool miscalibrate;
+OPTION_BOOL_WHERE(
+    PV_CAP_CALIBRATES, miscalibrate, "time.miscalibrate",
+    "test only: calibrate the guest's own timer (natively, the clock too) against "
+    "a reference interval taken as longer than it is, so the time self-test must fail");
+
+unsigned time_miscalibration(void)
+{
+    return miscalibrate ? TIME_MISCALIBRATION : 1;
+}
 
 static bool tsc_counts_instructions;
 OPTION_BOOL(tsc_counts_instructions, "tsc.icount",
@@ -60,6 +76,7 @@ void timer_arm(uint64_t deadline_ns)
 {
     require_time_ops();
     oneshot[cpu_index()].deadline = deadline_ns;
+    oneshot[cpu_index()].first_delivery = 0;
     oneshot[cpu_index()].armed = true;
     pv_time_ops.timer_oneshot(deadline_ns);
 }
@@ -75,6 +92,11 @@ uint64_t timer_deadline(void)
     return oneshot[cpu_index()].armed ? oneshot[cpu_index()].deadline : 0;
 }
 
+uint64_t timer_first_delivery_ns(void)
+{
+    return oneshot[cpu_index()].first_delivery;
+}
+
 void timer_set_callback(void (*fn)(void))
 {
     static_call_update(timer_callback, fn ? fn : timer_callback_none);
@@ -83,10 +105,14 @@ void timer_set_callback(void (*fn)(void))
 void timer_interrupt(void)
 {
     unsigned cpu = cpu_index();
+    uint64_t now;
 
     if (!oneshot[cpu].armed)
         return; /* nothing was asked for: a stray or periodic event */
-    if (pv_time_ops.now_ns() < oneshot[cpu].deadline) {
+    now = pv_time_ops.now_ns();
+    if (!oneshot[cpu].first_delivery)
+        oneshot[cpu].first_delivery = now ? now : 1;
+    if (now < oneshot[cpu].deadline) {
         pv_time_ops.timer_oneshot(oneshot[cpu].deadline); /* early: ask again for the rest */
         return;
     }

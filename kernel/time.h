@@ -37,6 +37,18 @@ void timer_arm(uint64_t deadline_ns);
  * timer again and again puts back afterwards. Interrupts disabled. */
 uint64_t timer_deadline(void);
 
+/* When the platform first delivered the one-shot last armed on this CPU,
+ * early or not (time_now_ns() terms), 0 if it has not: an early delivery
+ * is otherwise hidden, armed again for the rest. For the time self-test's
+ * check of the timer's rate. Interrupts disabled. */
+uint64_t timer_first_delivery_ns(void);
+
+/* time.miscalibrate: the factor by which a backend that calibrates takes
+ * its reference interval to be longer than it is, so its rates come out
+ * that much too low; 1 when the option is off. */
+#define TIME_MISCALIBRATION 4
+unsigned time_miscalibration(void);
+
 /* Asks the platform again for this CPU's armed deadline: a domain that
  * resumed elsewhere has lost its timers (kernel/lifecycle.c). */
 void timer_resume(void);

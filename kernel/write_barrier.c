@@ -34,7 +34,7 @@ static const char *const wl_choices[] = {"off", "on", 0};
 static int wl_choice;
 OPTION_ENUM(wl_choice, "wl", wl_choices, "run the write-barrier workload after the self-tests");
 static uint64_t wl_pages = 2048;
-OPTION_UINT(wl_pages, "wl.pages", 1, WL_MAX_PAGES, "heap pages of the workload");
+OPTION_SIZE(wl_pages, "wl.pages", 1, WL_MAX_PAGES, "heap pages of the workload");
 static uint64_t wl_threads = 2;
 OPTION_UINT(wl_threads, "wl.threads", 1, WL_MAX_MUTATORS, "mutator threads of the workload");
 static uint64_t wl_cycles = 4;

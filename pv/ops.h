@@ -70,6 +70,9 @@ struct pv_info {
 #define PV_CAP_XEN_PV (1u << 1)  /* a Xen PV guest: Xen writes its page tables (xen.mmu=) */
 #define PV_CAP_XEN_PVH (1u << 2) /* a Xen PVH guest: the hardware's or Xen's way, per op */
 #define PV_CAP_NATIVE_SITES (1u << 3) /* sites take the native forms: natively and under PVH */
+/* The guest calibrates a timer of its own: natively (TSC and APIC timer
+ * against the PIT) and under PVH (the APIC timer, with xen.timer=lapic). */
+#define PV_CAP_CALIBRATES (1u << 4)
 
 extern struct pv_info pv_info;
 

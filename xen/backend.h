@@ -76,6 +76,8 @@ const char *xen_lifecycle_request(void);
 unsigned xen_domain_id(void);
 void xen_cpu_resume(unsigned cpu);
 void xen_resume_domain(void);
+/* First in each backend's suspend: panics unless on vCPU 0. */
+void xen_suspend_check_vcpu(void);
 /* time.c: the clock across a suspend, never going back. */
 void xen_time_suspend(void);
 void xen_time_resume(void);
@@ -126,5 +128,8 @@ void xen_vcpu_info_register(unsigned cpu);
  * timer and IPI, by cpu itself once it runs or for it by another vCPU. */
 void xen_cpu_ports_init(unsigned cpu);
 void xen_cpu_ports_unmask(unsigned cpu);
+/* smp.c: on cpu, events masked: whether its IPI port's pending event is
+ * announced to its upcall (xen_evtchn_announced). */
+bool xen_ipi_announced(unsigned cpu);
 
 #endif

@@ -19,3 +19,18 @@ uint32_t xen_cpuid_base(xen_cpuid_fn cpuid)
     }
     return 0;
 }
+
+/* Xen ABI (public/arch-x86/cpuid.h): a leaf past the one base's EAX names
+ * is not Xen's to answer; the CPU may return another leaf's registers. */
+bool xen_cpuid_domid(xen_cpuid_fn cpuid, uint32_t base, unsigned *domid)
+{
+    struct cpuid_result r;
+
+    if (cpuid(base, 0).eax < base + XEN_CPUID_HVM_LEAF)
+        return false;
+    r = cpuid(base + XEN_CPUID_HVM_LEAF, 0);
+    if (!(r.eax & XEN_HVM_CPUID_DOMID_PRESENT))
+        return false;
+    *domid = r.ecx;
+    return true;
+}

@@ -5,6 +5,7 @@
 #ifndef XEN_CPUID_BASE_H
 #define XEN_CPUID_BASE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pv/ops.h"
@@ -19,5 +20,14 @@ typedef struct cpuid_result (*xen_cpuid_fn)(uint32_t leaf, uint32_t subleaf);
  * no range in 0x40000000..0x4000ff00 carries "XenVMMXenVMM" with at least
  * the leaves above. */
 uint32_t xen_cpuid_base(xen_cpuid_fn cpuid);
+
+/* Xen ABI (public/arch-x86/cpuid.h): leaf base + 4 of Xen's range, the HVM
+ * features, whose ECX holds the domain id when its EAX says so. */
+#define XEN_CPUID_HVM_LEAF 4
+
+/* The domain id leaf base + 4 gives, into *domid; false when Xen's range
+ * at base (from xen_cpuid_base) ends before that leaf or the leaf does not
+ * carry the id. */
+bool xen_cpuid_domid(xen_cpuid_fn cpuid, uint32_t base, unsigned *domid);
 
 #endif

@@ -42,7 +42,6 @@ static void (*unmask_port)(evtchn_port_t port);
  * bitmap and has not dispatched yet (xen_events_dispatching). */
 static bool dispatching[MAX_CPUS];
 static uint64_t dispatched[MAX_CPUS]; /* handlers each vCPU ran */
-static uint64_t refused;              /* events whose port belongs to another vCPU */
 
 static xen_ulong_t port_bit(evtchn_port_t port)
 {
@@ -107,14 +106,38 @@ void xen_evtchn_unmask(evtchn_port_t port)
     irq_restore(flags);
 }
 
+/* Events masked, so no upcall of this vCPU's takes the event meanwhile. */
+bool xen_evtchn_announced(evtchn_port_t port)
+{
+    unsigned word = port / WORD_BITS;
+
+    return (__atomic_load_n(&xen_shared_info.evtchn_pending[word], __ATOMIC_SEQ_CST) &
+            ~__atomic_load_n(&xen_shared_info.evtchn_mask[word], __ATOMIC_SEQ_CST) &
+            port_bit(port)) &&
+           (__atomic_load_n(&xen_vcpu->evtchn_pending_sel, __ATOMIC_SEQ_CST) >> word & 1) &&
+           __atomic_load_n(&xen_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST);
+}
+
+/* Xen ABI (common/domain.c, map_vcpu_info): registering a vcpu_info
+ * selects every word and sets upcall_pending, a spurious upcall. With
+ * every port of this vCPU's masked it can announce nothing real, and
+ * dropping it lets a real announcement be told from it. */
+bool xen_events_drop_spurious(void)
+{
+    unsigned cpu = cpu_index();
+
+    for (unsigned w = 0; w < EVTCHN_WORDS; w++)
+        if (__atomic_load_n(&cpu_ports[cpu][w], __ATOMIC_ACQUIRE) &
+            ~__atomic_load_n(&xen_shared_info.evtchn_mask[w], __ATOMIC_SEQ_CST))
+            return false;
+    __atomic_store_n(&xen_vcpu->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&xen_vcpu->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST);
+    return true;
+}
+
 uint64_t xen_evtchn_count(evtchn_port_t port)
 {
     return port < EVTCHN_MAX_HANDLED ? handlers[port].count : 0;
-}
-
-uint64_t xen_evtchn_refused(void)
-{
-    return __atomic_load_n(&refused, __ATOMIC_RELAXED);
 }
 
 uint64_t xen_events_dispatched(void)
@@ -140,7 +163,6 @@ static void dispatch(evtchn_port_t port, struct trap_frame *f)
         return;
     }
     if (h->cpu != cpu_index()) {
-        __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
         kprintf("xen: event on port %u, bound to vCPU %u, reached vCPU %u: refused\n", port, h->cpu,
                 cpu_index());
         return;

@@ -43,12 +43,20 @@ void xen_evtchn_close(evtchn_port_t port);
 void xen_evtchn_unmask_by_xen(evtchn_port_t port);
 void xen_evtchn_unmask_locally(evtchn_port_t port);
 
+/* With events masked, on the port's vCPU: whether its event is pending,
+ * unmasked and announced to this vCPU's upcall (selector bit and
+ * upcall_pending set), so the next irq_enable runs its handler. */
+bool xen_evtchn_announced(evtchn_port_t port);
+
+/* Events masked, just after this vCPU registered its vcpu_info: clears
+ * the upcall Xen then raises for nothing, if every port of this vCPU's is
+ * masked (else false, and nothing changes). */
+bool xen_events_drop_spurious(void);
+
 /* How many times the port's handler has run. */
 uint64_t xen_evtchn_count(evtchn_port_t port);
 /* How many handlers this vCPU's upcalls have run. */
 uint64_t xen_events_dispatched(void);
-/* Events refused because their port is bound to another vCPU. */
-uint64_t xen_evtchn_refused(void);
 /* Whether this vCPU is in an upcall that holds ports taken but not yet
  * dispatched: never in thread context (the tick, which may switch
  * threads, is dispatched last, after the flag is down). */

@@ -37,15 +37,6 @@ static void send(evtchn_port_t port)
     xen_must(HYPERVISOR_event_channel_op(EVTCHNOP_send, &s), "event_channel_op send");
 }
 
-/* Whether this vCPU's upcall is raised with the word of port selected. */
-static bool upcall_raised(evtchn_port_t port)
-{
-    xen_ulong_t sel_bit = (xen_ulong_t)1 << (port / (sizeof(xen_ulong_t) * 8));
-
-    return __atomic_load_n(&xen_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST) &&
-           (__atomic_load_n(&xen_vcpu->evtchn_pending_sel, __ATOMIC_SEQ_CST) & sel_bit);
-}
-
 /* One try on this vCPU, events masked throughout: bind masked, send,
  * unmask; then the upcall must be raised, and the handler run once
  * events are on again, before irq_restore returns. Another event of this
@@ -62,7 +53,7 @@ static bool own_vcpu_once(struct hits *h)
     send(port);
     quiet = !__atomic_load_n(&xen_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST);
     xen_evtchn_unmask(port);
-    raised = upcall_raised(port);
+    raised = xen_evtchn_announced(port);
     irq_restore(flags);
     xen_evtchn_close(port);
     if (!quiet || xen_events_dispatched() - before != h->count)

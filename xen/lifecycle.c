@@ -6,6 +6,7 @@
  * console and xenstore rings may sit in other frames behind new ports.
  * How a backend suspends is its own: xen/pv/suspend.c, xen/pvh/suspend.c. */
 #include "kernel/console.h"
+#include "kernel/exit.h"
 #include "kernel/lifecycle.h"
 #include "kernel/printf.h"
 #include "kernel/smp.h"
@@ -50,10 +51,8 @@ const char *xen_lifecycle_request(void)
 {
     static char request[16];
 
-    if (!xenstore_watch_fired() || xenstore_read(CONTROL_NODE, request, sizeof(request)) ||
+    if (!xenstore_watch_fired() || xenstore_take(CONTROL_NODE, request, sizeof(request)) ||
         request[0] == '\0')
-        return NULL;
-    if (xenstore_write(CONTROL_NODE, ""))
         return NULL;
     return request;
 }
@@ -70,12 +69,23 @@ unsigned xen_domain_id(void)
     return v;
 }
 
+/* Xen ABI: VCPUOP_register_vcpu_info for a running vCPU is taken from
+ * that vCPU only, and the resume registers vCPU 0's from here; the other
+ * vCPUs register their own from their parking threads. */
+void xen_suspend_check_vcpu(void)
+{
+    if (cpu_index() != 0)
+        panic("xen: suspending on vCPU %u: only vCPU 0 suspends, the others park", cpu_index());
+}
+
 /* vCPU 0, events masked, shared_info mapped and xen_domain read again by
  * the backend: vcpu_info, ports, console, xenstore and the watch as at
  * boot. Xen copies the default vcpu_info over ours when it is registered,
  * mask byte included, so events are masked again at once in the
  * backend's own way (irq_disable): the mask byte under PV; under PVH the
- * CPU's IF, already clear, with the byte left as Xen has it. */
+ * CPU's IF, already clear, with the byte left as Xen has it. Each other
+ * vCPU is sent an IPI while its ports are still masked, as a thread wake
+ * may be: its own unmask must deliver it (xen_cpu_resume checks). */
 void xen_resume_domain(void)
 {
     xen_events_reset();
@@ -89,17 +99,36 @@ void xen_resume_domain(void)
         for (unsigned cpu = 0; cpu < smp_cpus_online(); cpu++)
             xen_cpu_ports_init(cpu);
         xen_cpu_ports_unmask(0);
+        for (unsigned cpu = 1; cpu < smp_cpus_online(); cpu++)
+            xen_send_ipi(cpu);
     }
     if (xenstore_init() || watch_control())
         kprintf("xen: after the resume, xenstore or its watch is unusable\n");
 }
 
-/* The other vCPUs, each on itself (Xen ABI: VCPUOP_register_vcpu_info
- * for a running vCPU only from that vCPU): ports were bound by vCPU 0. */
+/* The other vCPUs, each on itself from its parking thread (Xen ABI:
+ * VCPUOP_register_vcpu_info for a running vCPU only from that vCPU):
+ * ports were bound by vCPU 0, which has sent each an IPI since. No upcall
+ * of this vCPU's may hold ports taken in the old domain: they would be
+ * dispatched against the new domain's handlers. */
 void xen_cpu_resume(unsigned cpu)
 {
     xen_vcpu_info_register(cpu);
     irq_disable();
-    if (lifecycle_mutant() != LIFECYCLE_NO_REBIND)
-        xen_cpu_ports_unmask(cpu);
+    if (xen_events_dispatching())
+        panic("xen: vCPU %u resumes inside an upcall, its ports taken in the old domain not yet "
+              "dispatched",
+              cpu);
+    if (lifecycle_mutant() == LIFECYCLE_NO_REBIND)
+        return;
+    if (!xen_events_drop_spurious())
+        panic("xen: vCPU %u has ports unmasked before its own resume unmasked them", cpu);
+    xen_cpu_ports_unmask(cpu);
+    if (!xen_ipi_announced(cpu))
+        panic("xen: vCPU %u unmasked its IPI port, pending since vCPU 0's IPI, and its upcall "
+              "was not raised: the IPI is lost",
+              cpu);
+    kprintf("xen: vCPU %u resumed in thread context; the IPI sent while its port was masked "
+            "raised its upcall on unmask\n",
+            cpu);
 }

@@ -71,6 +71,11 @@ void xen_cpu_ports_unmask(unsigned cpu)
     xen_evtchn_unmask(ports[cpu].ipi);
 }
 
+bool xen_ipi_announced(unsigned cpu)
+{
+    return xen_evtchn_announced(ports[cpu].ipi);
+}
+
 /* Xen ABI: an event on a port bound to a vCPU ends its SCHEDOP_block. */
 void xen_send_ipi(unsigned cpu)
 {

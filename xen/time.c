@@ -5,11 +5,13 @@
 #include "kernel/printf.h"
 #include "kernel/time.h"
 #include "pv/cpu.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/cpuid_base.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/system_time.h"
+#include "xen/vcpu_clock.h"
 
 /* Xen ABI (public/arch-x86/cpuid.h): leaf base + 3 describes the TSC;
  * sub-leaf 0 has the guest's rate in ECX (kHz) and in EAX bit 0 whether
@@ -17,8 +19,6 @@
 #define CPUID_TSC_LEAF 3
 #define CPUID_TSC_EMULATED (1u << 0)
 #define CPUID_TSC_HOST 2
-
-#define compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /* lfence keeps rdtsc from running ahead of the version read. */
 static uint64_t rdtsc_ordered(void)
@@ -33,53 +33,56 @@ static uint64_t rdtsc_ordered(void)
  * vCPU's clock, then another's. */
 static bool several_clocks;
 static uint64_t latest_ns; /* the latest time any vCPU has returned */
-/* Added to Xen's time once a resume found the new host's clock behind
- * where the old one stopped: the kernel's clock never goes back. */
-static uint64_t resume_offset_ns;
-static uint64_t suspended_ns; /* xen_now_ns() as the domain suspended */
+/* Added to Xen's system time for the kernel's clock (modulo 2^64: below
+ * zero after a move to a host whose system time is ahead); set afresh at
+ * each resume from where the clock stopped. */
+static int64_t resume_offset_ns;
+static struct xen_clock_stop stopped;
 
-/* Xen ABI: Xen bumps version before and after it updates the record, so
- * an odd or changed version means we read a torn snapshot: read again. */
-static uint64_t read_clock(const volatile struct vcpu_time_info *src, uint8_t *flags)
+/* The kernel's hooks for xen/vcpu_clock.h, constant so that they inline:
+ * the irq ops, this CPU, its vcpu_info's time record, the ordered TSC. */
+static unsigned long clock_irq_save(void)
 {
-    struct vcpu_time_info snap;
-    uint32_t version;
-    uint64_t tsc;
-
-    do {
-        version = src->version;
-        compiler_barrier();
-        snap.tsc_timestamp = src->tsc_timestamp;
-        snap.system_time = src->system_time;
-        snap.tsc_to_system_mul = src->tsc_to_system_mul;
-        snap.tsc_shift = src->tsc_shift;
-        *flags = src->flags;
-        tsc = rdtsc_ordered();
-        compiler_barrier();
-    } while ((version & 1) || version != src->version);
-    return xen_system_time_ns(&snap, tsc);
+    return irq_save();
 }
 
-/* The record and the TSC must be the same vCPU's: a thread moved between
- * the two reads again. */
+static void clock_irq_restore(unsigned long flags)
+{
+    irq_restore(flags);
+}
+
+static unsigned clock_cpu(void)
+{
+    return cpu_index();
+}
+
+static const volatile struct vcpu_time_info *clock_record(unsigned cpu)
+{
+    return &((struct vcpu_info *)percpu_areas[cpu].platform)->time;
+}
+
+static const struct vcpu_clock_hooks clock_hooks = {
+    .irq_save = clock_irq_save,
+    .irq_restore = clock_irq_restore,
+    .cpu = clock_cpu,
+    .record = clock_record,
+    .tsc = rdtsc_ordered,
+};
+
+/* This vCPU's clock (xen/vcpu_clock.h): its record with its own TSC. */
 static uint64_t local_clock(uint8_t *flags)
 {
-    unsigned cpu;
-    uint64_t ns;
-
-    do {
-        cpu = cpu_index();
-        ns = read_clock(&((struct vcpu_info *)percpu_areas[cpu].platform)->time, flags);
-        compiler_barrier();
-    } while (cpu_index() != cpu);
-    return ns;
+    return xen_vcpu_clock_ns(&clock_hooks, flags);
 }
 
+/* Without the irq ops, which a wait may come before (a panic's console
+ * drain during install): a timeout's caller that needs its vCPU to hold
+ * still has events masked already, as the pv lock's does. */
 uint64_t xen_local_now_ns(void)
 {
     uint8_t flags;
 
-    return local_clock(&flags);
+    return xen_vcpu_record_ns(clock_record(cpu_index()), rdtsc_ordered, &flags);
 }
 
 /* Xen ABI: without XEN_PVCLOCK_TSC_STABLE_BIT each vCPU's clock is its
@@ -103,40 +106,62 @@ static uint64_t never_back(uint64_t ns, uint8_t flags)
 uint64_t xen_now_ns(void)
 {
     uint8_t flags;
-    uint64_t ns = local_clock(&flags) + resume_offset_ns;
+    uint64_t ns = local_clock(&flags) + (uint64_t)resume_offset_ns;
 
     return never_back(ns, flags);
 }
 
+/* Xen ABI: shared_info's wc is the wall clock at system time 0, in
+ * seconds (wc_sec_hi above wc_sec) and ns since the epoch, guarded by
+ * wc_version as a time record is by its version. */
+static uint64_t wall_ns(uint64_t system_ns)
+{
+    const volatile struct shared_info *si = &xen_shared_info;
+    uint32_t version;
+    uint64_t base;
+
+    do {
+        version = si->wc_version;
+        __asm__ volatile("" ::: "memory");
+        base = (((uint64_t)si->xen_wc_sec_hi << 32) | si->wc_sec) * NSEC_PER_SEC + si->wc_nsec;
+        __asm__ volatile("" ::: "memory");
+    } while ((version & 1) || version != si->wc_version);
+    return base + system_ns;
+}
+
 void xen_time_suspend(void)
 {
-    suspended_ns = xen_now_ns();
+    uint8_t flags;
+    uint64_t system = local_clock(&flags);
+
+    stopped.clock_ns = never_back(system + (uint64_t)resume_offset_ns, flags);
+    stopped.wall_ns = wall_ns(system);
 }
 
 /* Xen's system time is the host's: after a restore on the same host it
- * has moved on by the pause, on another host it may be anywhere. */
+ * has moved on by the pause, on another host it may be anywhere, behind
+ * or ahead. The wall clock is what hosts share (when theirs agree). */
 void xen_time_resume(void)
 {
     uint8_t flags;
-    uint64_t now = local_clock(&flags);
+    uint64_t system = local_clock(&flags);
 
-    if (now + resume_offset_ns < suspended_ns)
-        resume_offset_ns = suspended_ns - now;
+    resume_offset_ns = xen_resume_offset(&stopped, system, wall_ns(system));
 }
 
 /* Flags 0: a deadline already past fires at once rather than failing.
- * The deadline is the kernel's clock, Xen's plus any resume offset.
+ * The deadline is the kernel's clock, Xen's plus the resume offset.
  * Xen ABI: VCPUOP_set_singleshot_timer acts on the calling vCPU only
  * (-EINVAL for another), so this runs with events masked, on the vCPU
- * whose timer it arms; and its deadline is that vCPU's own clock, which
- * may be behind xen_now_ns(): the deadline moves back by the difference. */
+ * whose timer it arms; and its deadline is that vCPU's own system time:
+ * the same distance ahead of it as deadline_ns is of the kernel's clock. */
 void xen_timer_oneshot(uint64_t deadline_ns)
 {
     uint8_t flags;
-    uint64_t local = local_clock(&flags) + resume_offset_ns;
-    uint64_t behind = never_back(local, flags) - local + resume_offset_ns;
+    uint64_t system = local_clock(&flags);
+    uint64_t now = never_back(system + (uint64_t)resume_offset_ns, flags);
     struct vcpu_set_singleshot_timer t = {
-        .timeout_abs_ns = deadline_ns > behind ? deadline_ns - behind : 0, .flags = 0};
+        .timeout_abs_ns = deadline_ns > now ? system + (deadline_ns - now) : 0, .flags = 0};
 
     xen_must(HYPERVISOR_vcpu_op(VCPUOP_set_singleshot_timer, cpu_index(), &t),
              "vcpu_op set_singleshot_timer");

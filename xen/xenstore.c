@@ -8,6 +8,7 @@
 #include "xen/backend.h"
 #include "xen/hypercall.h"
 #include "xen/xenstore_ring.h"
+#include "xen/xenstore_txn.h"
 
 #define TIMEOUT_S 10 /* the daemon answers in well under 1 s */
 #define STRINGIFY_(x) #x
@@ -20,8 +21,7 @@ static const char *unusable = "not set up"; /* why requests fail, or NULL */
 static bool busy;
 static bool watch_fired; /* a watch event was skipped since the last look */
 static uint32_t req_id;
-static uint32_t tx_id; /* the transaction the next request belongs to */
-static _Alignas(struct xsd_sockmsg) char request[XS_MSG_MAX];
+static char request[XS_MSG_MAX];
 static struct xs_reply reply; /* holds the error name a request returns */
 
 /* The ring the entry path found (xen_domain), checked by it. */
@@ -92,16 +92,15 @@ static const char *receive_reply(uint32_t type, char *buf, size_t len, struct xe
 }
 
 /* One request and its reply, under one time budget. */
-static const char *exchange(uint32_t type, const char *path, const char *value, char *buf,
-                            size_t len)
+static const char *exchange(uint32_t type, uint32_t tx_id, const char *path, const char *value,
+                            char *buf, size_t len)
 {
-    size_t n = xs_request_build(request, type, ++req_id, path, value);
+    size_t n = xs_request_build(request, type, ++req_id, tx_id, path, value);
     struct xen_wait w;
     const char *err;
 
     if (n == 0)
         return "request longer than XENSTORE_PAYLOAD_MAX";
-    ((struct xsd_sockmsg *)request)->tx_id = tx_id;
     xen_wait_start(&w, store_port, TIMEOUT_S * 1000000000ull);
     err = send_request(n, &w);
     return err ? err : receive_reply(type, buf, len, &w);
@@ -109,8 +108,8 @@ static const char *exchange(uint32_t type, const char *path, const char *value, 
 
 /* One request in flight at a time; the flag is not a lock, so a trap that
  * interrupted a request gets an error rather than waiting for it. */
-static const char *transact_in(uint32_t tx, uint32_t type, const char *path, const char *value,
-                               char *buf, size_t len)
+static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, const char *value,
+                              char *buf, size_t len)
 {
     const char *err;
 
@@ -119,16 +118,24 @@ static const char *transact_in(uint32_t tx, uint32_t type, const char *path, con
     /* Atomic: the request another vCPU has under way is just as busy. */
     if (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
         return "busy: a request was interrupted, or another vCPU's is under way";
-    tx_id = tx;
-    err = exchange(type, path, value, buf, len);
+    err = exchange(type, tx_id, path, value, buf, len);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
 }
 
+/* Outside any transaction. */
 static const char *transact(uint32_t type, const char *path, const char *value, char *buf,
                             size_t len)
 {
-    return transact_in(0, type, path, value, buf, len);
+    return request_in(type, 0, path, value, buf, len);
+}
+
+/* xs_take_node's way to the daemon: each request on its own, as any. */
+static const char *exchange_in_txn(void *ctx, uint32_t type, uint32_t tx_id, const char *path,
+                                   const char *value, char *buf, size_t len)
+{
+    (void)ctx;
+    return request_in(type, tx_id, path, value, buf, len);
 }
 
 /* Takes whatever the reply ring holds with no request in flight: only
@@ -190,6 +197,11 @@ const char *xenstore_write(const char *path, const char *value)
     return transact(XS_WRITE, path, value, ok, sizeof(ok));
 }
 
+const char *xenstore_take(const char *path, char *buf, size_t len)
+{
+    return xs_take_node(exchange_in_txn, NULL, path, buf, len);
+}
+
 /* Xen ABI (xs_wire.h): XS_TRANSACTION_START takes an empty string and
  * answers with the transaction's id in decimal. */
 const char *xenstore_transaction_start(uint32_t *tx)
@@ -214,14 +226,14 @@ const char *xenstore_transaction_end(uint32_t tx, bool commit)
 {
     char ok[8];
 
-    return transact_in(tx, XS_TRANSACTION_END, commit ? "T" : "F", NULL, ok, sizeof(ok));
+    return request_in(XS_TRANSACTION_END, tx, commit ? "T" : "F", NULL, ok, sizeof(ok));
 }
 
 const char *xenstore_write_tx(uint32_t tx, const char *path, const char *value)
 {
     char ok[8];
 
-    return transact_in(tx, XS_WRITE, path, value, ok, sizeof(ok));
+    return request_in(XS_WRITE, tx, path, value, ok, sizeof(ok));
 }
 
 const char *xenstore_directory(const char *path, char *buf, size_t len)

@@ -23,6 +23,11 @@ const char *xenstore_init(void);
  * A value that does not fit is an error (buf then holds its start). */
 const char *xenstore_read(const char *path, char *buf, size_t len);
 
+/* Reads the node's value into buf[0..len) as xenstore_read() does and,
+ * unless it is empty, empties it, in one transaction: a request written
+ * after the read is not wiped unread. NULL or an error (buf then empty). */
+const char *xenstore_take(const char *path, char *buf, size_t len);
+
 /* Sets the node to value, creating it; NULL or an error. */
 const char *xenstore_write(const char *path, const char *value);
 

@@ -22,14 +22,14 @@ static size_t min_size(size_t a, size_t b)
 
 /* The payload is built in place after the header, so a too-long request
  * is refused before anything past out[XS_MSG_MAX) could be written. */
-size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, const char *path,
+size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, uint32_t tx_id, const char *path,
                         const char *value)
 {
     size_t path_len = strlen(path) + 1; /* the NUL ends the path */
     /* Xen ABI (xs_wire.h): XS_WRITE's value runs to the end of the
      * payload, XS_WATCH's token is a string of its own, with its NUL. */
     size_t value_len = value ? strlen(value) + (type == XS_WATCH) : 0;
-    struct xsd_sockmsg hdr = {.type = type, .req_id = req_id, .tx_id = 0};
+    struct xsd_sockmsg hdr = {.type = type, .req_id = req_id, .tx_id = tx_id};
 
     if (path_len > XENSTORE_PAYLOAD_MAX || value_len > XENSTORE_PAYLOAD_MAX - path_len)
         return 0;

@@ -19,12 +19,12 @@
  * one is cut. */
 #define XS_ERROR_NAME_MAX 32
 
-/* Writes into out (XS_MSG_MAX bytes) a request whose payload is path and
- * its NUL, then value when value is not NULL: without a NUL (XS_WRITE's
- * layout), or with one for XS_WATCH, whose value is the token. Returns
- * the message's length, or 0 if the payload would be longer than
- * XENSTORE_PAYLOAD_MAX. */
-size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, const char *path,
+/* Writes into out (XS_MSG_MAX bytes) a request, part of transaction tx_id
+ * (0: none), whose payload is path and its NUL, then value when value is
+ * not NULL: without a NUL (XS_WRITE's layout), or with one for XS_WATCH,
+ * whose value is the token. Returns the message's length, or 0 if the
+ * payload would be longer than XENSTORE_PAYLOAD_MAX. */
+size_t xs_request_build(char *out, uint32_t type, uint32_t req_id, uint32_t tx_id, const char *path,
                         const char *value);
 
 /* Copies as much of data[0..len) as the req ring has room for and

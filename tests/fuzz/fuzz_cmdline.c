@@ -52,13 +52,20 @@ static const struct option opts[] = {
     {.key = "pv.patch", .type = OPT_BOOL, .value = &flag_a, .help = "h"},
     {.key = "pv", .type = OPT_BOOL, .value = &flag_b, .help = "h"},
     {.key = "any", .type = OPT_UINT, .value = &u_any, .min = 0, .max = UINT64_MAX, .help = "h"},
-    {.key = "wl.pages", .type = OPT_UINT, .value = &u_pages, .min = 1, .max = 4096, .help = "h"},
+    {.key = "wl.pages",
+     .type = OPT_UINT,
+     .value = &u_pages,
+     .min = 1,
+     .max = 4096,
+     .size_suffix = true,
+     .help = "h"},
     {.key = "fixed", .type = OPT_UINT, .value = &u_fixed, .min = 7, .max = 7, .help = "h"},
     {.key = "mem",
      .type = OPT_UINT,
      .value = &u_mem,
      .min = 1ull << 20,
      .max = 1ull << 40,
+     .size_suffix = true,
      .help = "h"},
     {.key = "fault", .type = OPT_ENUM, .value = &e_fault, .choices = fault_words, .help = "h"},
     {.key = "one", .type = OPT_ENUM, .value = &e_one, .choices = one_word, .help = "h"},
@@ -236,7 +243,8 @@ static void check_escape(const uint8_t *data, size_t size, size_t out_size)
     free(out);
 }
 
-/* Every type set from a good line, with no problem reported. */
+/* Every type set from a good line, with no problem reported; a suffix
+ * taken by sizes only. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     int lines = 0;
@@ -248,6 +256,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
                              NOPTS, ~0u, check_line, &lines) == 0);
     FUZZ_CHECK(lines == 0 && flag_a && u_pages == 16 && e_fault == 2 && u_mem == 2ull << 30 &&
                strcmp(s_name.buf, "abc") == 0 && strcmp(s_list.buf, "irq,c") == 0);
+    FUZZ_CHECK(cmdline_parse("any=1k wl.pages=1k", opts, NOPTS, ~0u, check_line, &lines) == 1);
+    FUZZ_CHECK(lines == 1 && u_any == 0 && u_pages == 1024);
     return 0;
 }
 

@@ -47,6 +47,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* *out is always set: a usable start info was found, and one not found
+ * leaves nothing but zeros for a door to act on. */
+static void check_start(const char *err, const struct pvh_start *start)
+{
+    uint8_t found;
+
+    memcpy(&found, &start->found, 1);
+    FUZZ_CHECK(found <= 1);
+    FUZZ_CHECK(err || start->found);
+    if (!start->found)
+        FUZZ_CHECK(start->version == 0 && start->flags == 0 && start->rsdp_paddr == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_input in = {data, size};
@@ -62,15 +75,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(bytes, in.p, in.left);
     /* Both doors' rules over the same bytes: QEMU's wants a memory map,
      * Xen's PVH dom0 may do without. */
+    memset(&start, 0xa5, sizeof(start));
     err = pvh_parse(&mem, start_info_pa, false, bi, &start);
     check_error(err);
     check_boot_info(bi);
+    check_start(err, &start);
     if (!err)
         FUZZ_CHECK(bi->nr_ram > 0 && start.version >= 1);
     memset(bi, 0, sizeof(*bi));
+    memset(&start, 0xa5, sizeof(start));
     err = pvh_parse(&mem, start_info_pa, true, bi, &start);
     check_error(err);
     check_boot_info(bi);
+    check_start(err, &start);
     if (!err)
         FUZZ_CHECK(bi->nr_ram > 0 || start.version == 0);
     free(bytes);

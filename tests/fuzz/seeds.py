@@ -38,6 +38,7 @@ def cmdline():
         "bad_values": "bogus=1 wl.pages=0 fault=xx empty=a fixed=8 mem=0x10G pv=maybe",
         "needs_value": "name fault wl.pages\tpv.patch=1\n" + "x" * 80 + "=" + "y" * 80,
         "overflow": "any=18446744073709551616 wl.pages=4097 mem=17179869184K any=0x",
+        "suffixes": "any=1k fixed=7K wl.pages=4K mem=1g any=0x1M wl.pages=1k",
         "lists": "list=irq,c list=irq_off,bogus,, list= list list=all,all,all,all",
     }
 

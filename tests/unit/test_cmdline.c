@@ -36,6 +36,7 @@ static uint64_t pages;
 static int fault;
 static char name[8];
 static uint64_t big;
+static uint64_t secs;
 static char benches[24];
 
 static const char *const fault_words[] = {"none", "pf", "ud", NULL};
@@ -51,10 +52,21 @@ static void bench_words(option_word_fn fn, void *ctx)
 
 static const struct option test_options[] = {
     {.key = "pv.patch", .type = OPT_BOOL, .value = &patch, .help = "patch"},
-    {.key = "wl.pages", .type = OPT_UINT, .value = &pages, .min = 1, .max = 1048576},
+    {.key = "wl.pages",
+     .type = OPT_UINT,
+     .value = &pages,
+     .min = 1,
+     .max = 1048576,
+     .size_suffix = true},
     {.key = "fault", .type = OPT_ENUM, .value = &fault, .choices = fault_words},
     {.key = "wl.name", .type = OPT_STRING, .value = name, .size = sizeof(name)},
-    {.key = "big", .type = OPT_UINT, .value = &big, .min = 0, .max = UINT64_MAX},
+    {.key = "big",
+     .type = OPT_UINT,
+     .value = &big,
+     .min = 0,
+     .max = UINT64_MAX,
+     .size_suffix = true},
+    {.key = "secs", .type = OPT_UINT, .value = &secs, .min = 1, .max = 86400},
     {.key = "bench",
      .type = OPT_LIST,
      .value = benches,
@@ -62,7 +74,7 @@ static const struct option test_options[] = {
      .words = bench_words},
 };
 #define NOPTIONS (sizeof(test_options) / sizeof(test_options[0]))
-#define KNOWN " (known: pv.patch, wl.pages, fault, wl.name, big, bench)"
+#define KNOWN " (known: pv.patch, wl.pages, fault, wl.name, big, secs, bench)"
 #define BENCH_KNOWN " (known: all, irq, irq_off, calls)"
 
 static int reset(void **state)
@@ -73,6 +85,7 @@ static int reset(void **state)
     fault = 0;
     strcpy(name, "dflt");
     big = 7;
+    secs = 30;
     strcpy(benches, "calls");
     memset(&reported, 0, sizeof(reported));
     return 0;
@@ -104,6 +117,7 @@ static void expect_defaults(void)
     assert_int_equal(fault, 0);
     assert_string_equal(name, "dflt");
     assert_int_equal(big, 7);
+    assert_int_equal(secs, 30);
     assert_string_equal(benches, "calls");
 }
 
@@ -175,6 +189,8 @@ static void test_uint(void **state)
     expect_uint("big=18446744073709551615", &big, UINT64_MAX);
     expect_uint("big=0xffffffffffffffff", &big, UINT64_MAX);
     expect_uint("big=17179869183G", &big, 17179869183ULL << 30);
+    expect_uint("secs=86400", &secs, 86400);
+    expect_uint("secs=0x10", &secs, 16);
 }
 
 static void expect_bad_pages(const char *value)
@@ -196,6 +212,25 @@ static void test_uint_bad_values(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         expect_bad_pages(bad[i]);
+}
+
+/* A number that is not a size takes no K, M or G: secs=1k is refused,
+ * not read as 1024. */
+static void test_suffix_only_on_sizes(void **state)
+{
+    static const char *const bad[] = {"1k", "1K", "2M", "1G", "0x1k", "1m", "86400K"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char cmdline[64], line[256];
+
+        snprintf(cmdline, sizeof(cmdline), "secs=%s", bad[i]);
+        snprintf(line, sizeof(line), "cmdline: bad value '%s' for secs (accepted: 1..86400)",
+                 bad[i]);
+        expect_one_problem(cmdline, line);
+        assert_int_equal(secs, 30);
+    }
+    expect_uint("wl.pages=1k", &pages, 1024);
 }
 
 static void test_uint_overflow(void **state)
@@ -553,6 +588,7 @@ static bool macro_flag;
 static uint64_t macro_count = 3;
 static const char *const macro_modes[] = {"fast", "slow", NULL};
 static int macro_mode;
+static uint64_t macro_size;
 static char macro_label[16] = "none";
 static char macro_list[32];
 
@@ -563,6 +599,7 @@ static const char *slow_needs_flag(void)
 
 OPTION_BOOL(macro_flag, "t.flag", "a test flag");
 OPTION_UINT(macro_count, "t.count", 2, 8192, "a test count");
+OPTION_SIZE(macro_size, "t.size", 1, 1 << 20, "a test size");
 OPTION_ENUM(macro_mode, "t.mode", macro_modes, "a test mode");
 OPTION_STRING(macro_label, "t.label", "a test label");
 OPTION_LIST(macro_list, "t.list", bench_words, "a test list");
@@ -581,10 +618,10 @@ static void test_macros_fill_the_section(void **state)
 {
     const struct option *flag = section_option("t.flag"), *count = section_option("t.count");
     const struct option *mode = section_option("t.mode"), *label = section_option("t.label");
-    const struct option *list = section_option("t.list");
+    const struct option *list = section_option("t.list"), *size = section_option("t.size");
 
     (void)state;
-    assert_int_equal(__stop_options - __start_options, 5);
+    assert_int_equal(__stop_options - __start_options, 6);
     assert_int_equal(__stop_option_checks - __start_option_checks, 1);
     assert_ptr_equal(__start_option_checks[0].check, slow_needs_flag);
     assert_non_null(flag);
@@ -595,6 +632,12 @@ static void test_macros_fill_the_section(void **state)
     assert_int_equal(count->type, OPT_UINT);
     assert_int_equal(count->min, 2);
     assert_int_equal(count->max, 8192);
+    assert_false(count->size_suffix);
+    assert_non_null(size);
+    assert_int_equal(size->type, OPT_UINT);
+    assert_ptr_equal(size->value, &macro_size);
+    assert_int_equal(size->max, 1 << 20);
+    assert_true(size->size_suffix);
     assert_non_null(mode);
     assert_int_equal(mode->type, OPT_ENUM);
     assert_ptr_equal(mode->choices, macro_modes);
@@ -615,11 +658,13 @@ static void test_parse_section_options(void **state)
     size_t nchecks = (size_t)(__stop_option_checks - __start_option_checks);
 
     (void)state;
-    assert_int_equal(cmdline_parse("t.flag t.count=4K t.mode=slow t.label=hello t.list=irq,calls",
+    assert_int_equal(cmdline_parse("t.flag t.count=4096 t.size=4K t.mode=slow t.label=hello "
+                                   "t.list=irq,calls",
                                    __start_options, n, ~0u, record_line, &reported),
                      0);
     assert_true(macro_flag);
     assert_int_equal(macro_count, 4096);
+    assert_int_equal(macro_size, 4096);
     assert_int_equal(macro_mode, 1);
     assert_string_equal(macro_label, "hello");
     assert_string_equal(macro_list, "irq,calls");
@@ -633,6 +678,11 @@ static void test_parse_section_options(void **state)
                      1);
     assert_string_equal(reported.lines[0],
                         "cmdline: bad value '1' for t.count (accepted: 2..8192)");
+    reported.count = 0;
+    assert_int_equal(cmdline_parse("t.count=4K", __start_options, n, ~0u, record_line, &reported),
+                     1);
+    assert_string_equal(reported.lines[0],
+                        "cmdline: bad value '4K' for t.count (accepted: 2..8192)");
 }
 
 /* An option for one platform only: named elsewhere, it is a problem and
@@ -668,6 +718,7 @@ int main(void)
         TEST(test_uint),
         TEST(test_uint_bad_values),
         TEST(test_uint_overflow),
+        TEST(test_suffix_only_on_sizes),
         TEST(test_enum),
         TEST(test_enum_bad_values),
         TEST(test_string),

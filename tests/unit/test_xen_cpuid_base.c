@@ -1,6 +1,7 @@
 /* xen/cpuid_base.c: the scan that tells Xen from bare metal at the PVH
  * entry, over a faked CPUID: Xen's signature at the first range, above a
- * Viridian-style range, absent, and ranges that only look like Xen's. */
+ * Viridian-style range, absent, and ranges that only look like Xen's; then
+ * the domain id of leaf base + 4, read only where the range reaches it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,14 +9,17 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <xen/arch-x86/cpuid.h>
 
 #include "xen/cpuid_base.h"
 
 #define RANGES 256
 
-/* The faked leaves: per 0x100 range, its first leaf's registers. */
+/* The faked leaves: per 0x100 range, its first leaf's registers; and the
+ * first range's leaf 4, the HVM features, and how often it was read. */
 static struct cpuid_result ranges[RANGES];
-static unsigned calls;
+static struct cpuid_result hvm_leaf;
+static unsigned calls, hvm_reads;
 
 static struct cpuid_result fake_cpuid(uint32_t leaf, uint32_t subleaf)
 {
@@ -23,6 +27,10 @@ static struct cpuid_result fake_cpuid(uint32_t leaf, uint32_t subleaf)
 
     (void)subleaf;
     calls++;
+    if (leaf == 0x40000004u) {
+        hvm_reads++;
+        return hvm_leaf;
+    }
     if (leaf < 0x40000000u || (leaf & 0xff) || (leaf - 0x40000000u) / 0x100 >= RANGES)
         return none;
     return ranges[(leaf - 0x40000000u) / 0x100];
@@ -43,7 +51,8 @@ static int reset(void **state)
 {
     (void)state;
     memset(ranges, 0, sizeof(ranges));
-    calls = 0;
+    memset(&hvm_leaf, 0, sizeof(hvm_leaf));
+    calls = hvm_reads = 0;
     return 0;
 }
 
@@ -103,6 +112,40 @@ static void test_partial_signature(void **state)
     assert_int_equal(xen_cpuid_base(fake_cpuid), 0);
 }
 
+/* Xen ABI (public/arch-x86/cpuid.h): leaf base + 4's ECX is the domain id
+ * when its EAX has XEN_HVM_CPUID_DOMID_PRESENT. */
+static void test_domid(void **state)
+{
+    unsigned domid = 99;
+
+    (void)state;
+    ranges[0] = signature("XenVMMXenVMM", 0x40000004);
+    hvm_leaf = (struct cpuid_result){XEN_HVM_CPUID_DOMID_PRESENT, 0, 7, 0};
+    assert_true(xen_cpuid_domid(fake_cpuid, 0x40000000, &domid));
+    assert_int_equal(domid, 7);
+    hvm_leaf.ecx = 0;
+    assert_true(xen_cpuid_domid(fake_cpuid, 0x40000000, &domid));
+    assert_int_equal(domid, 0);
+    hvm_leaf.eax = XEN_HVM_CPUID_VCPU_ID_PRESENT; /* an id, but not the domain's */
+    domid = 99;
+    assert_false(xen_cpuid_domid(fake_cpuid, 0x40000000, &domid));
+    assert_int_equal(domid, 99);
+}
+
+/* A range that ends before leaf 4 (EAX of base names its last leaf): leaf
+ * 4 is not read at all, whatever the CPU would answer there. */
+static void test_domid_past_the_last_leaf(void **state)
+{
+    unsigned domid = 99;
+
+    (void)state;
+    ranges[0] = signature("XenVMMXenVMM", 0x40000003);
+    hvm_leaf = (struct cpuid_result){XEN_HVM_CPUID_DOMID_PRESENT, 0, 0, 0};
+    assert_false(xen_cpuid_domid(fake_cpuid, 0x40000000, &domid));
+    assert_int_equal(domid, 99);
+    assert_int_equal(hvm_reads, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +155,8 @@ int main(void)
         cmocka_unit_test_setup(test_absent, reset),
         cmocka_unit_test_setup(test_too_few_or_too_many_leaves, reset),
         cmocka_unit_test_setup(test_partial_signature, reset),
+        cmocka_unit_test_setup(test_domid, reset),
+        cmocka_unit_test_setup(test_domid_past_the_last_leaf, reset),
     };
 
     return cmocka_run_group_tests(tests, 0, 0);

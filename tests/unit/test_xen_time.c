@@ -1,15 +1,21 @@
 /* xen/system_time.c: Xen's TSC-to-nanoseconds scaling against a plain
  * 128-bit reference, over shifts both ways, extreme multipliers and
- * deltas, and the snapshot arithmetic around it. */
+ * deltas, and the snapshot arithmetic around it; the clock's offset over
+ * a domain's moves between hosts. xen/vcpu_clock.h: one vCPU's record
+ * read with its own TSC, in a model where a thread moves between vCPUs
+ * wherever interrupts would let it. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "xen/system_time.h"
+#include "xen/vcpu_clock.h"
 
 /* The formula of <xen/xen.h>, written the obvious way: shift in 64 bits,
  * multiply in 128, keep bits 32..95. */
@@ -115,6 +121,205 @@ static void test_system_time_negative_timestamp(void **state)
     assert_int_equal(xen_system_time_ns(&t, t.tsc_timestamp - 1), 3392423350ULL);
 }
 
+/* Two vCPUs on physical CPUs whose TSCs differ by 5 s of ticks at 1 GHz
+ * (no TSC_STABLE): each record scales its own vCPU's TSC, so either
+ * vCPU's own pair reads the same time, and a mixed pair is 5 s off. */
+#define MODEL_SKEW 5000000000ULL
+static struct vcpu_time_info model_records[2];
+static struct {
+    uint64_t host_tsc;  /* vCPU n's TSC is this plus n * MODEL_SKEW */
+    unsigned cpu;       /* the vCPU the reading thread is on */
+    bool irqs_on;       /* the reader's interrupt flag */
+    bool move_at_tsc;   /* a preemption is due just before the next TSC read */
+    bool update_at_tsc; /* Xen is due to rewrite the record during the next TSC read */
+    unsigned tsc_reads;
+} model;
+
+static unsigned long model_irq_save(void)
+{
+    unsigned long was = model.irqs_on;
+
+    model.irqs_on = false;
+    return was;
+}
+
+static void model_irq_restore(unsigned long flags)
+{
+    model.irqs_on = flags != 0;
+}
+
+static unsigned model_cpu(void)
+{
+    return model.cpu;
+}
+
+static const volatile struct vcpu_time_info *model_record(unsigned cpu)
+{
+    return &model_records[cpu];
+}
+
+/* With interrupts on, a due preemption moves the thread to the other
+ * vCPU for this read, and another moves it back at once: a vCPU checked
+ * before and after the pair reads the same. */
+static uint64_t model_tsc(void)
+{
+    unsigned cpu = model.cpu;
+
+    model.tsc_reads++;
+    if (model.irqs_on && model.move_at_tsc) {
+        model.move_at_tsc = false;
+        cpu = 1 - cpu;
+    }
+    if (model.update_at_tsc) {
+        model.update_at_tsc = false;
+        model_records[cpu].version += 2;       /* Xen's whole update, odd and back */
+        model_records[cpu].system_time += 100; /* a correction of 100 ns */
+    }
+    return model.host_tsc + cpu * MODEL_SKEW;
+}
+
+static const struct vcpu_clock_hooks model_hooks = {
+    .irq_save = model_irq_save,
+    .irq_restore = model_irq_restore,
+    .cpu = model_cpu,
+    .record = model_record,
+    .tsc = model_tsc,
+};
+
+static int model_setup(void **state)
+{
+    (void)state;
+    for (unsigned cpu = 0; cpu < 2; cpu++)
+        model_records[cpu] = (struct vcpu_time_info){.version = 2,
+                                                     .tsc_timestamp = 1000 + cpu * MODEL_SKEW,
+                                                     .system_time = 1000000000ULL,
+                                                     .tsc_to_system_mul = 1u << 31,
+                                                     .tsc_shift = 1};
+    memset(&model, 0, sizeof(model));
+    model.host_tsc = 1000 + 250;
+    model.irqs_on = true;
+    return 0;
+}
+
+/* The race: the record of vCPU 0, the TSC of vCPU 1, the thread back on
+ * vCPU 0 before anyone looks. The pair must be one vCPU's. */
+static void test_clock_moved_thread(void **state)
+{
+    uint8_t flags;
+
+    (void)state;
+    model.move_at_tsc = true;
+    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000250ULL);
+    assert_true(model.irqs_on);
+}
+
+static void test_clock_keeps_irqs_off(void **state)
+{
+    uint8_t flags;
+
+    (void)state;
+    model.irqs_on = false;
+    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000250ULL);
+    assert_false(model.irqs_on);
+}
+
+/* Xen corrected the record while it was read: the version changed, so
+ * the pair is read again, and the time is the corrected record's. */
+static void test_clock_torn_record(void **state)
+{
+    uint8_t flags;
+
+    (void)state;
+    model.update_at_tsc = true;
+    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000350ULL);
+    assert_int_equal(model.tsc_reads, 2);
+}
+
+#define SEC 1000000000ULL
+
+/* A host, by the wall-clock time its Xen booted: its system time at wall
+ * time w is w minus that. */
+struct host {
+    uint64_t boot_wall_s;
+};
+
+static uint64_t system_at(const struct host *h, uint64_t wall_s)
+{
+    return (wall_s - h->boot_wall_s) * SEC;
+}
+
+/* A domain's clock, moved as xen/time.c moves it: its offset over the
+ * host's system time set afresh at each resume. */
+struct domain_clock {
+    int64_t offset;
+    struct xen_clock_stop stop;
+};
+
+static uint64_t clock_at(const struct domain_clock *d, const struct host *h, uint64_t wall_s)
+{
+    return system_at(h, wall_s) + (uint64_t)d->offset;
+}
+
+static void suspend_at(struct domain_clock *d, const struct host *h, uint64_t wall_s)
+{
+    d->stop = (struct xen_clock_stop){clock_at(d, h, wall_s), wall_s * SEC};
+}
+
+static void resume_at(struct domain_clock *d, const struct host *h, uint64_t wall_s)
+{
+    d->offset = xen_resume_offset(&d->stop, system_at(h, wall_s), wall_s * SEC);
+}
+
+/* A, then B, then A again: 10 s on A, a 1 s pause, 10 s on B, a 2 s
+ * pause, back on A, where the clock reads A's system time again as if it
+ * had never left, whether B's system time was behind A's or ahead. */
+static void a_b_a(uint64_t b_boot_wall_s)
+{
+    struct host a = {1000}, b = {b_boot_wall_s};
+    struct domain_clock d = {0, {0, 0}};
+
+    assert_int_equal(clock_at(&d, &a, 2000), 1000 * SEC);
+    suspend_at(&d, &a, 2010);
+    resume_at(&d, &b, 2011);
+    assert_int_equal(clock_at(&d, &b, 2011), 1011 * SEC);
+    suspend_at(&d, &b, 2021);
+    assert_int_equal(d.stop.clock_ns, 1021 * SEC);
+    resume_at(&d, &a, 2023);
+    assert_int_equal(clock_at(&d, &a, 2023), 1023 * SEC);
+    assert_int_equal(d.offset, 0);
+}
+
+static void test_resume_a_b_a_behind(void **state)
+{
+    (void)state;
+    a_b_a(1400);
+}
+
+static void test_resume_a_b_a_ahead(void **state)
+{
+    (void)state;
+    a_b_a(600);
+}
+
+/* The same host: the clock moved on by the pause; a wall clock set back
+ * while the domain was away counts no pause, and the clock goes on from
+ * where it stopped, never back. */
+static void test_resume_same_host(void **state)
+{
+    struct host a = {1000};
+    struct domain_clock d = {0, {0, 0}};
+
+    (void)state;
+    suspend_at(&d, &a, 2010);
+    resume_at(&d, &a, 2015);
+    assert_int_equal(d.offset, 0);
+    suspend_at(&d, &a, 2020);
+    d.stop.wall_ns += 60 * SEC; /* as if the wall clock were set back 60 s */
+    resume_at(&d, &a, 2030);
+    assert_int_equal(clock_at(&d, &a, 2030), 1020 * SEC);
+    assert_true(d.offset < 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -123,6 +328,12 @@ int main(void)
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_system_time),
         cmocka_unit_test(test_system_time_negative_timestamp),
+        cmocka_unit_test_setup(test_clock_moved_thread, model_setup),
+        cmocka_unit_test_setup(test_clock_keeps_irqs_off, model_setup),
+        cmocka_unit_test_setup(test_clock_torn_record, model_setup),
+        cmocka_unit_test(test_resume_a_b_a_behind),
+        cmocka_unit_test(test_resume_a_b_a_ahead),
+        cmocka_unit_test(test_resume_same_host),
     };
 
     setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */

@@ -3,9 +3,12 @@
  * rsp; the tests check both rings' wrap-around (at the ring's end and at
  * 2^32), replies that arrive in pieces, error replies, replies longer
  * than the caller's buffer, messages that are not ours, and headers or
- * indexes the other end got wrong. */
+ * indexes the other end got wrong. Then xen/xenstore_txn.c over the same
+ * ring: the read and the clear of control/shutdown in one transaction,
+ * retried on EAGAIN. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <cmocka.h>
 
 #include "xen/xenstore_ring.h"
+#include "xen/xenstore_txn.h"
 
 #define HDR sizeof(struct xsd_sockmsg)
 
@@ -70,7 +74,7 @@ static void test_build_read_and_write(void **state)
     struct xsd_sockmsg h;
 
     (void)state;
-    assert_int_equal(xs_request_build(out, XS_READ, 7, "domid", NULL), HDR + 6);
+    assert_int_equal(xs_request_build(out, XS_READ, 7, 0, "domid", NULL), HDR + 6);
     memcpy(&h, out, HDR);
     assert_int_equal(h.type, XS_READ);
     assert_int_equal(h.req_id, 7);
@@ -79,7 +83,7 @@ static void test_build_read_and_write(void **state)
     assert_memory_equal(out + HDR, "domid\0", 6);
     /* Xen ABI: XS_WRITE's payload is the path, its NUL, then the value
      * without one. */
-    assert_int_equal(xs_request_build(out, XS_WRITE, 8, "data/x", "42"), HDR + 9);
+    assert_int_equal(xs_request_build(out, XS_WRITE, 8, 0, "data/x", "42"), HDR + 9);
     memcpy(&h, out, HDR);
     assert_int_equal(h.type, XS_WRITE);
     assert_int_equal(h.len, 9);
@@ -93,13 +97,13 @@ static void test_build_refuses_oversized_payload(void **state)
 
     (void)state;
     memset(path, 'p', XENSTORE_PAYLOAD_MAX - 1); /* with its NUL, exactly the limit */
-    assert_int_equal(xs_request_build(out, XS_READ, 1, path, NULL), XS_MSG_MAX);
+    assert_int_equal(xs_request_build(out, XS_READ, 1, 0, path, NULL), XS_MSG_MAX);
     path[XENSTORE_PAYLOAD_MAX - 1] = 'p'; /* one more */
-    assert_int_equal(xs_request_build(out, XS_READ, 1, path, NULL), 0);
+    assert_int_equal(xs_request_build(out, XS_READ, 1, 0, path, NULL), 0);
     memset(value, 'v', XENSTORE_PAYLOAD_MAX - 2); /* "a", its NUL and this: the limit */
-    assert_int_equal(xs_request_build(out, XS_WRITE, 1, "a", value), XS_MSG_MAX);
+    assert_int_equal(xs_request_build(out, XS_WRITE, 1, 0, "a", value), XS_MSG_MAX);
     value[XENSTORE_PAYLOAD_MAX - 2] = 'v';
-    assert_int_equal(xs_request_build(out, XS_WRITE, 1, "a", value), 0);
+    assert_int_equal(xs_request_build(out, XS_WRITE, 1, 0, "a", value), 0);
 }
 
 /* A request that straddles the end of the req ring, then the index
@@ -107,7 +111,7 @@ static void test_build_refuses_oversized_payload(void **state)
 static void test_request_ring_wraps(void **state)
 {
     char out[XS_MSG_MAX], seen[XS_MSG_MAX];
-    size_t n = xs_request_build(out, XS_WRITE, 3, "data/patchbay-status", "0");
+    size_t n = xs_request_build(out, XS_WRITE, 3, 0, "data/patchbay-status", "0");
 
     (void)state;
     intf.req_cons = intf.req_prod = XENSTORE_RING_SIZE - 10;
@@ -264,7 +268,7 @@ static void test_build_watch(void **state)
     struct xsd_sockmsg h;
 
     (void)state;
-    assert_int_equal(xs_request_build(out, XS_WATCH, 9, "control/shutdown", "lc"), HDR + 17 + 3);
+    assert_int_equal(xs_request_build(out, XS_WATCH, 9, 0, "control/shutdown", "lc"), HDR + 17 + 3);
     memcpy(&h, out, HDR);
     assert_int_equal(h.type, XS_WATCH);
     assert_int_equal(h.len, 20);
@@ -335,6 +339,185 @@ static void test_broken_indexes(void **state)
     assert_int_equal(intf.req_prod, 4);
 }
 
+/* A daemon that keeps one node and answers transactions, logging every
+ * request it reads; its TRANSACTION_END answers EAGAIN while eagain_left
+ * lasts. A write inside a transaction lands only when it commits. */
+#define LOG_MAX 64
+static struct {
+    bool exists;
+    char node[16];
+    char pending[16];
+    bool written;
+    unsigned eagain_left;
+    uint32_t next_tx;
+    size_t count;
+    struct {
+        uint32_t type, tx_id;
+        char payload[32];
+        size_t len;
+    } log[LOG_MAX];
+} store;
+
+static void store_answer(const struct xsd_sockmsg *h, const char *payload)
+{
+    char id[16];
+
+    switch (h->type) {
+    case XS_TRANSACTION_START:
+        snprintf(id, sizeof(id), "%u", (unsigned)store.next_tx++);
+        daemon_reply(XS_TRANSACTION_START, h->req_id, id, strlen(id) + 1);
+        store.written = false;
+        return;
+    case XS_READ:
+        if (store.exists)
+            daemon_reply(XS_READ, h->req_id, store.node, strlen(store.node));
+        else
+            daemon_reply(XS_ERROR, h->req_id, "ENOENT", 7);
+        return;
+    case XS_WRITE:
+        snprintf(store.pending, sizeof(store.pending), "%.*s", (int)(h->len - strlen(payload) - 1),
+                 payload + strlen(payload) + 1);
+        store.written = true;
+        daemon_reply(XS_WRITE, h->req_id, "OK", 3);
+        return;
+    case XS_TRANSACTION_END:
+        if (store.eagain_left > 0) {
+            store.eagain_left--;
+            daemon_reply(XS_ERROR, h->req_id, "EAGAIN", 7);
+            return;
+        }
+        if (payload[0] == 'T' && store.written)
+            strcpy(store.node, store.pending);
+        daemon_reply(XS_TRANSACTION_END, h->req_id, "OK", 3);
+        return;
+    default:
+        fail_msg("request of type %u", (unsigned)h->type);
+    }
+}
+
+/* The exchange xenstore.c makes, over the ring, with the daemon's turn
+ * between the request and the reply. */
+static const char *store_exchange(void *ctx, uint32_t type, uint32_t tx_id, const char *path,
+                                  const char *value, char *out, size_t len)
+{
+    static uint32_t req_id;
+    char msg[XS_MSG_MAX], payload[XENSTORE_PAYLOAD_MAX + 1] = {0};
+    size_t n = xs_request_build(msg, type, ++req_id, tx_id, path, value);
+    struct xsd_sockmsg h;
+    static struct xs_reply r; /* as xenstore.c's: an error name lasts until the next call */
+
+    assert_ptr_equal(ctx, &store);
+    assert_int_equal(xs_ring_put(&intf, msg, n), n);
+    daemon_read(&h, HDR);
+    daemon_read(payload, h.len);
+    assert_true(store.count < LOG_MAX);
+    store.log[store.count].type = h.type;
+    store.log[store.count].tx_id = h.tx_id;
+    store.log[store.count].len = h.len;
+    memcpy(store.log[store.count].payload, payload, h.len < 32 ? h.len : 32);
+    store.count++;
+    store_answer(&h, payload);
+    xs_reply_init(&r, req_id, out, len);
+    assert_null(xs_reply_take(&r, &intf));
+    assert_true(r.done);
+    return xs_reply_result(&r, type);
+}
+
+static void store_reset(const char *node, unsigned eagain)
+{
+    memset(&store, 0, sizeof(store));
+    store.exists = node != NULL;
+    snprintf(store.node, sizeof(store.node), "%s", node ? node : "");
+    store.eagain_left = eagain;
+    store.next_tx = 5;
+}
+
+/* Request i of the log: its type, transaction and payload. */
+static void expect_logged(size_t i, uint32_t type, uint32_t tx_id, const char *payload, size_t len)
+{
+    assert_true(i < store.count);
+    assert_int_equal(store.log[i].type, type);
+    assert_int_equal(store.log[i].tx_id, tx_id);
+    assert_int_equal(store.log[i].len, len);
+    assert_memory_equal(store.log[i].payload, payload, len);
+}
+
+static void expect_take_error(const char *want)
+{
+    const char *err = xs_take_node(store_exchange, &store, "control/shutdown", buf, sizeof(buf));
+
+    assert_non_null(err);
+    assert_string_equal(err, want);
+}
+
+/* One try of the read and the clear: start, then both in the
+ * transaction the daemon named, then commit. */
+static void expect_try(size_t first, uint32_t tx_id)
+{
+    expect_logged(first, XS_TRANSACTION_START, 0, "", 1);
+    expect_logged(first + 1, XS_READ, tx_id, "control/shutdown", 17);
+    expect_logged(first + 2, XS_WRITE, tx_id, "control/shutdown", 17);
+    expect_logged(first + 3, XS_TRANSACTION_END, tx_id, "T", 2);
+}
+
+static void test_take_in_one_transaction(void **state)
+{
+    (void)state;
+    store_reset("suspend", 0);
+    assert_null(xs_take_node(store_exchange, &store, "control/shutdown", buf, sizeof(buf)));
+    assert_string_equal(buf, "suspend");
+    assert_int_equal(store.count, 4);
+    expect_try(0, 5);
+    assert_string_equal(store.node, "");
+    assert_int_equal(intf.rsp_cons, intf.rsp_prod);
+    assert_int_equal(intf.req_cons, intf.req_prod);
+}
+
+/* Xen ABI (xenstore.txt): EAGAIN from TRANSACTION_END means nothing was
+ * done; the whole transaction is tried again, read first. */
+static void test_take_retries_on_eagain(void **state)
+{
+    (void)state;
+    store_reset("poweroff", 2);
+    assert_null(xs_take_node(store_exchange, &store, "control/shutdown", buf, sizeof(buf)));
+    assert_string_equal(buf, "poweroff");
+    assert_int_equal(store.count, 12);
+    expect_try(0, 5);
+    expect_try(4, 6);
+    expect_try(8, 7);
+    assert_string_equal(store.node, "");
+}
+
+/* Past XS_TXN_TRIES tries the EAGAIN is the answer, and nothing was read. */
+static void test_take_gives_up(void **state)
+{
+    (void)state;
+    store_reset("reboot", 1000);
+    expect_take_error("EAGAIN");
+    assert_string_equal(buf, "");
+    assert_int_equal(store.count, 4 * XS_TXN_TRIES);
+    expect_try(4 * (XS_TXN_TRIES - 1), 5 + XS_TXN_TRIES - 1);
+    assert_string_equal(store.node, "reboot");
+}
+
+/* Nothing to clear, or no node: the transaction is aborted, not left open. */
+static void test_take_empty_or_missing(void **state)
+{
+    (void)state;
+    store_reset("", 0);
+    assert_null(xs_take_node(store_exchange, &store, "control/shutdown", buf, sizeof(buf)));
+    assert_string_equal(buf, "");
+    assert_int_equal(store.count, 3);
+    expect_logged(0, XS_TRANSACTION_START, 0, "", 1);
+    expect_logged(1, XS_READ, 5, "control/shutdown", 17);
+    expect_logged(2, XS_TRANSACTION_END, 5, "F", 2);
+    store_reset(NULL, 0);
+    expect_take_error("ENOENT");
+    assert_string_equal(buf, "");
+    assert_int_equal(store.count, 3);
+    expect_logged(2, XS_TRANSACTION_END, 5, "F", 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +537,10 @@ int main(void)
         cmocka_unit_test_setup(test_reply_of_wrong_type, setup),
         cmocka_unit_test_setup(test_malformed_header, setup),
         cmocka_unit_test_setup(test_broken_indexes, setup),
+        cmocka_unit_test_setup(test_take_in_one_transaction, setup),
+        cmocka_unit_test_setup(test_take_retries_on_eagain, setup),
+        cmocka_unit_test_setup(test_take_gives_up, setup),
+        cmocka_unit_test_setup(test_take_empty_or_missing, setup),
     };
 
     setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */

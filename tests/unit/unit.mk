@@ -37,7 +37,7 @@ UNIT_SRCS_xen_console_ring := xen/console_ring.c
 
 # A fake xenstore daemon in the test fills and drains the other ends of the rings.
 UNIT_TESTS += xen_xenstore
-UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c
+UNIT_SRCS_xen_xenstore := xen/xenstore_ring.c xen/xenstore_txn.c
 
 # The grant reference free list, over a small table.
 UNIT_TESTS += xen_grant_refs
@@ -101,6 +101,10 @@ UNIT_SRCS_virtqueue := drivers/virtqueue.c
 
 UNIT_TESTS += disk_pattern
 UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
+
+# What the start info leaves for the PVH door to pick dom0's console or a domU's by.
+UNIT_TESTS += pvh_parse
+UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
 
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;

@@ -53,6 +53,7 @@ int xen_suspend(void)
     start_info_t *si = xen_start_info;
     long rc;
 
+    xen_suspend_check_vcpu();
     xen_mmu_suspend();
     xen_time_suspend();
     xen_console_drain();

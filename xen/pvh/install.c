@@ -4,6 +4,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
+#include "kernel/time.h"
 #include "drivers/block.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
@@ -30,6 +31,18 @@ static const char *const shootdown_choices[] = {"hypercall", "ipi", 0};
 static int shootdown_choice = SHOOTDOWN_HYPERCALL;
 OPTION_ENUM_WHERE(PV_CAP_XEN_PVH, shootdown_choice, "xen.shootdown", shootdown_choices,
                   "PVH: TLB shootdowns by HVMOP_flush_tlbs or by an IPI to each vCPU");
+
+/* Under PVH the guest calibrates only the emulated LAPIC timer: Xen's
+ * clock and Xen's one-shot timer are Xen's to keep right. */
+static const char *miscalibrate_needs_lapic_timer(void)
+{
+    if (!(pv_info.caps & PV_CAP_XEN_PVH) || time_miscalibration() == 1 ||
+        timer_choice == TIMER_LAPIC)
+        return NULL;
+    return "time.miscalibrate=on needs xen.timer=lapic under PVH: the guest calibrates no other "
+           "timer";
+}
+OPTION_CHECK(miscalibrate_needs_lapic_timer);
 
 /* Xen ABI: XENMAPSPACE_shared_info puts Xen's shared_info frame at a
  * guest frame of ours (HAP maps it; no page-table entry of ours changes). */
@@ -104,7 +117,8 @@ void xen_pvh_install(void)
                                              .domain_id = xen_domain_id};
     pv_info = (struct pv_info){.name = "xen-pvh",
                                .variant = xen_role_variant(),
-                               .caps = PV_CAP_XEN | PV_CAP_XEN_PVH | PV_CAP_NATIVE_SITES};
+                               .caps = PV_CAP_XEN | PV_CAP_XEN_PVH | PV_CAP_NATIVE_SITES |
+                                       PV_CAP_CALIBRATES};
     /* Events: every port masked; they arrive on the callback vector, which
      * only Xen raises, so Xen unmasks. */
     xen_events_init(xen_evtchn_unmask_by_xen);

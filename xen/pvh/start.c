@@ -10,6 +10,7 @@
 #include "kernel/exit.h"
 #include "kernel/pvh_parse.h"
 #include "mm/pgtable.h"
+#include "xen/cpuid_base.h"
 #include "xen/hypercall.h"
 #include "xen/pvh/backend.h"
 
@@ -78,10 +79,21 @@ void xen_pvh_read_rings(void)
     xen_domain.store_port = (evtchn_port_t)hvm_param(HVM_PARAM_STORE_EVTCHN);
 }
 
-/* A PVH dom0 has no console or xenstore ring. */
-static void read_domain(const struct pvh_start *si)
+/* Whether we are dom0 picks the console, so it must be known, not guessed:
+ * the start info's flag, or without a start info Xen's own word, domain 0
+ * being the one Xen built at boot. Without either no console is sure to
+ * be heard; the trap is, as Xen reports it. A PVH dom0 has no console or
+ * xenstore ring. */
+static void read_domain(const struct pvh_start *si, uint32_t base)
 {
-    xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
+    unsigned domid;
+
+    if (si->found)
+        xen_domain.dom0 = si->flags & SIF_INITDOMAIN;
+    else if (xen_cpuid_domid(native_cpuid, base, &domid))
+        xen_domain.dom0 = domid == 0;
+    else
+        __builtin_trap();
     if (xen_domain.dom0)
         xen_domain.store_problem = "dom0 has no xenstore ring at boot";
     else
@@ -128,15 +140,14 @@ static void memory_map_from_xen(struct boot_info *bi)
         panic("xen: XENMEM_memory_map gave %u entries and no RAM", mm.nr_entries);
 }
 
-/* Xen ABI (public/arch-x86/cpuid.h): leaf base+4 gives the domain id when
- * its flag says so. */
+/* The id Xen's CPUID leaves give, where they give one; else xenstore is asked. */
 static unsigned cpuid_domid(uint32_t base)
 {
-    struct cpuid_regs r = cpuid(base + 4, 0);
+    unsigned domid;
 
     if (xen_domain.dom0)
         return 0;
-    return (r.eax & XEN_HVM_CPUID_DOMID_PRESENT) ? r.ecx : XEN_DOMID_UNKNOWN;
+    return xen_cpuid_domid(native_cpuid, base, &domid) ? domid : XEN_DOMID_UNKNOWN;
 }
 
 void xen_pvh_start(uint32_t start_info_pa, uint32_t cpuid_base)
@@ -150,7 +161,7 @@ void xen_pvh_start(uint32_t start_info_pa, uint32_t cpuid_base)
     /* Read before the console is chosen, which depends on dom0's flag;
      * an error is reported once it works. */
     err = pvh_parse(&low, start_info_pa, true, &boot_info, &si);
-    read_domain(&si);
+    read_domain(&si, cpuid_base);
     xen_pvh_install(); /* console first, then events and every ops table */
     boot_info.method = BOOT_XEN_PVH;
     if (err)

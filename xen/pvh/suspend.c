@@ -12,6 +12,7 @@ int xen_pvh_suspend(void)
 {
     long rc;
 
+    xen_suspend_check_vcpu();
     xen_time_suspend();
     xen_console_drain();
     rc = HYPERVISOR_suspend(0);

@@ -41,7 +41,7 @@ void native_install(void)
     serial_init();
     /* Machine: COM1, and QEMU's isa-debug-exit to end the run. */
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(native, machine);
-    pv_info = (struct pv_info){.name = "native", .caps = PV_CAP_NATIVE_SITES};
+    pv_info = (struct pv_info){.name = "native", .caps = PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
     descriptors_init_native();
     /* CPU: the cpuid instruction, CR2 and the GS base MSR, which points
      * at the boot CPU's per-CPU area from here on. */

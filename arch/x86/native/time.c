@@ -12,7 +12,6 @@
 #include "kernel/acpi_parse.h"
 #include "kernel/boot_info.h"
 #include "kernel/clock_scale.h"
-#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/printf.h"
@@ -23,16 +22,6 @@
 #define CALIBRATION_ATTEMPTS 12     /* passes made at most to find them */
 #define PASS_DISTURBED 50           /* a start or end over 1/50 of the pass: the CPU was away */
 #define PIT_POLL_LIMIT 100000000    /* reads of a PIT that never runs out */
-#define MISCALIBRATION 4 /* time.miscalibrate: how much longer the PIT count is taken to be */
-
-/* The negative control of the time self-test's rate check, as
- * pv.repatch_unsafe is of live patching: a clock MISCALIBRATION times too
- * fast, whose ticks still come on time by its own count, so that only a
- * second clock can tell. */
-static bool miscalibrate;
-OPTION_BOOL(miscalibrate, "time.miscalibrate",
-            "test only, native: calibrate against a PIT count taken as longer than it is, so the "
-            "time self-test must fail");
 
 static uint64_t tsc_at_zero;
 static struct clock_scale tsc_to_ns;
@@ -144,17 +133,19 @@ void native_time_init(void)
     lapic_timer_hook();
 }
 
-/* Before any deadline is armed; the clock jumps forward, never back, as
+/* time.miscalibrate: a clock too fast by the factor, whose ticks still
+ * come on time by its own count, so that only a second clock can tell.
+ * Before any deadline is armed; the clock jumps forward, never back, as
  * the new rates are lower. */
 void native_time_setup(void)
 {
+    unsigned factor = time_miscalibration();
     char how[64];
 
-    if (!miscalibrate)
+    if (factor == 1)
         return;
-    ksnprintf(how, sizeof(how), " as if its 10 ms were %u (time.miscalibrate=on)",
-              10 * MISCALIBRATION);
-    calibrate_and_scale(CALIBRATION_PIT_TICKS * MISCALIBRATION, how);
+    ksnprintf(how, sizeof(how), " as if its 10 ms were %u (time.miscalibrate=on)", 10 * factor);
+    calibrate_and_scale(CALIBRATION_PIT_TICKS * factor, how);
 }
 
 /* Nanoseconds since calibration: a multiply and a shift of the TSC. */
