@@ -11,6 +11,7 @@
 
 #include "arch/x86/lapic.h"
 #include "arch/x86/trap_frame.h"
+#include "bench/loop.h"
 #include "drivers/block.h"
 #include "drivers/virtio_pci.h"
 #include "drivers/virtqueue.h"
@@ -153,10 +154,13 @@ static void vblk_reap(void)
 
 static void vblk_interrupt(struct trap_frame *f)
 {
+    uint64_t t0 = bench_cycles();
+
     (void)f;
     lapic_eoi();
     vblk.dev.stats.interrupts++;
     vblk_reap();
+    vblk.dev.stats.complete_ticks += bench_cycles() - t0;
 }
 
 static const struct block_transport virtio_blk_transport = {
