@@ -20,6 +20,8 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
+  disk       a size in MiB: the run gets `--disk FILE`, FILE a new file of
+             zeros of that size beside the case's log           (default None)
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -626,6 +628,20 @@ CASES += [
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]
 
+# The domU door's disk (tools/run --domu --disk FILE): QEMU's virtio disk is
+# dom0's /dev/vda, xl's hotplug script hands it to blkback as the guest's
+# xvda, and dom0's /init checks the backend waits for a frontend before it
+# unpauses the guest. The line comes before the guest's first.
+DISK_READY = r"^domu-door: disk xvda backend ready \(blkback, InitWait\)$"
+CASES += [
+    dict(name="domu-disk-backend", args=["--domu"], disk=8,
+         expect=[DISK_READY + r"\n(.*\n)*patchbay: booting via xen-pv$"],
+         reject=CLEAN, last_line=PASS, timeout=DOMU_TIMEOUT),
+    refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
+            r"disk file /nonexistent/patchbay\.disk not found \(--disk FILE hands an "
+            r"existing file to the guest\)"),
+]
+
 
 # The same image as a PVH guest (tools/run --xen --pvh, --domu --pvh): what
 # tools/run refuses, and a CPU model without what a PVH guest needs, HVM
@@ -1049,8 +1065,8 @@ CASES += [
                  r"disk: vda holds 16 blocks of 4 KiB, fewer than disk.blocks=256",
                  args=disk_args("disk-too-small", size="64K")),
     refused("disk-missing-file", ["--disk", "build/test-disks/no-such-file.img"], "disk=on",
-            re.escape("--disk: build/test-disks/no-such-file.img is not a file (make one, or "
-                      "add --disk-new SIZE)")),
+            re.escape("disk file build/test-disks/no-such-file.img not found (--disk FILE "
+                      "hands an existing file to the guest)")),
     # The negative control of the host's check: the guest skips its flush
     # but prints the flushed-blocks line all the same. The bytes are in the
     # file (the host's page cache took them); the device's trace shows no
