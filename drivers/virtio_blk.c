@@ -147,8 +147,10 @@ static void vblk_reap(void)
             panic("virtio-blk: the device completed a descriptor that is not in flight");
         again = n == VBLK_REAP_BATCH || vq_arm_interrupt(&vblk.vq);
         spin_unlock(&vblk.lock);
+        block_plug(&vblk.dev); /* what waited for these slots goes out with one kick */
         for (unsigned i = 0; i < n; i++)
             block_complete(&vblk.dev, done[i], status[i]);
+        block_unplug(&vblk.dev);
     }
 }
 
