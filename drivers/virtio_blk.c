@@ -2,7 +2,8 @@
  * twin natively. One request queue; each request is a header the device
  * reads, the data, and a status byte it writes, chained through one
  * indirect descriptor when VIRTIO_RING_F_INDIRECT_DESC is agreed. Its
- * completions come by MSI-X to a vector of the boot CPU's local APIC. */
+ * completions come by MSI-X to a vector of the local APIC of the CPU that
+ * probed it. */
 #include <stddef.h>
 
 #include <linux/virtio_blk.h>
