@@ -1053,9 +1053,19 @@ _disk_iso = clean_boot("disk-virtio-iso", ["--iso"] + disk_args("disk-virtio-iso
 _disk_pvh = clean_boot("disk-virtio", disk_args("disk-virtio"), expect=DISK_RAN + [PASS, DISK_CHECK_OK])
 for _case in (_disk_pvh, _disk_iso):
     _case.update(cmdline="disk=on disk.depth=32", last_line=DISK_CHECK_OK)
+# Without EVENT_IDX and indirect descriptors: notifications by the rings'
+# flags, and each request a chain in the ring itself, so the device holds
+# fewer at once and the layer queues the rest.
+_disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
+                         expect=[VIRTIO_BLK.replace("event_idx indirect flush", "flush"),
+                                 r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write "
+                                 r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
+_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
+                   last_line=DISK_CHECK_OK)
 CASES += [
     _disk_pvh,
     _disk_iso,
+    _disk_flags,
     disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
                  args=[]),
     disk_refused("disk-read-only", "disk=on",
