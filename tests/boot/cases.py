@@ -1080,11 +1080,14 @@ CASES += [
     # The negative control of the host's check: the guest skips its flush
     # but prints the flushed-blocks line all the same. The bytes are in the
     # file (the host's page cache took them); the device's trace shows no
-    # flush, and the run fails after the guest's own PASS.
+    # flush after any block's write, and the run fails after the guest's
+    # own PASS.
     dict(name="disk-mutant-no-flush", args=disk_args("disk-mutant-no-flush"),
          cmdline="disk=on disk.mutant=no-flush",
          expect=[r"^disk: flushed blocks 0-255 generation 1 seed 0x1$", PASS,
-                 r"^disk-check: 256 blocks verified on the host, 0 wrong; 0 flushes by the "
+                 r"^disk-check: block 0: the device completed no flush after its last write "
+                 r"\(expected generation 1\)$",
+                 r"^disk-check: 256 blocks verified on the host, 256 wrong; 0 flushes by the "
                  r"device for 1 claimed$"],
          last_line=r"^patchbay: FAIL disk-check: the host found what the guest flushed wrong or "
                    r"unflushed$", status=105, verdicts=2, timeout=NATIVE_TIMEOUT,
