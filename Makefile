@@ -218,7 +218,7 @@ check:
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_SOURCES); fi
 	@if command -v cppcheck >/dev/null; then cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,portability --std=c11 -I. $(XEN_ABI) -DCONFIG_PARAVIRT=1 \
-		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen bench tools && \
+		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen drivers bench tools && \
 		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
 		--suppressions-list=.cppcheck-suppressions linux-user; fi
 

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/spinlock.h"
+
 #define BLOCK_SECTOR_SIZE 512u
 
 enum block_op { BLOCK_READ, BLOCK_WRITE, BLOCK_FLUSH };
@@ -65,6 +67,12 @@ struct block_stats {
     uint64_t notifications; /* times the device was told (a hypercall, an MMIO write) */
     uint64_t interrupts;    /* completion interrupts or upcalls taken */
     uint64_t grant_ops;     /* grant-table operations (0 natively) */
+    /* TSC ticks (instructions under icount) spent on the way in, in
+     * block_submit and the kicks (the layer counts them), and on the way
+     * out, in the transport's completion path (the transport counts them);
+     * neither holds time the CPU spent idle. */
+    uint64_t submit_ticks;
+    uint64_t complete_ticks;
 };
 
 struct block_device {
@@ -77,19 +85,54 @@ struct block_device {
     uint32_t max_request; /* bytes one request may carry */
     unsigned queue_depth; /* requests the device can hold at once */
     struct block_stats stats;
+    /* The layer's own, under lock: requests waiting for a free slot of the
+     * device's queue, and how many the transport holds. */
+    struct spinlock lock;
+    struct block_request *waiting, **waiting_tail;
+    unsigned in_flight;
+    unsigned plugged; /* block_plug() nesting: kicks held back */
+    bool kick_owed;   /* something was queued while plugged */
 };
+
+/* A transport's search for its devices, registering each it can use.
+ * Runs once, in thread context with interrupts on. */
+typedef void (*block_probe_fn)(void);
+
+/* From a backend's install function: a transport this platform has. */
+void block_add_probe(block_probe_fn probe);
+
+/* Runs every probe, the first time only. */
+void block_probe_all(void);
+
+/* The transports' probes, the twins: virtio-blk over PCI natively
+ * (drivers/virtio_blk.c), blkfront under Xen (xen/blkfront.c). */
+void virtio_blk_probe(void);
+void blkfront_probe(void);
 
 /* A transport registers its device once it is ready to take requests. */
 void block_register(struct block_device *d);
 
-/* Ends a request: called by the transport from its completion path. */
+/* Ends a request: called by the transport from its completion path,
+ * holding none of its own locks that its submit takes (the layer may hand
+ * it the next waiting request from here). */
 void block_complete(struct block_device *d, struct block_request *r, enum block_status status);
 
-/* The first registered device, or NULL if no transport found one. */
+/* The first registered device, or NULL if no transport found one; runs
+ * the probes first if nothing has yet. */
 struct block_device *block_first(void);
 
-/* Queues r (status BLOCK_PENDING until done runs); returns at once. */
+/* Queues r (status BLOCK_PENDING until done runs) and returns at once;
+ * requests beyond the device's queue depth wait in the layer. A request
+ * refused at once (bad range or length, a write to a read-only device)
+ * gets its status here and done never runs. A flush on a device without
+ * a cache completes at once with BLOCK_OK: there is nothing to write back.
+ * done runs without any of the layer's locks held, so it may submit. */
 enum block_status block_submit(struct block_device *d, struct block_request *r);
+
+/* Holds back the device's notification for what is submitted until the
+ * matching block_unplug(), so a batch of requests costs one kick. Nests. */
+void block_plug(struct block_device *d);
+void block_unplug(struct block_device *d);
 
 /* Submits r and sleeps until it completes; returns its status. Thread context. */
 enum block_status block_io(struct block_device *d, enum block_op op, uint64_t sector, void *buf,

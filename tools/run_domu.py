@@ -49,12 +49,6 @@ LIFECYCLE_PREFIX = b"lifecycle-door: "
 # --disk FILE: dom0's /init says in a line behind DISK_PREFIX that blkback
 # took the guest's xvda and waits for a frontend.
 DISK_PREFIX = b"domu-door: "
-# QEMU's disk for dom0: its virtio-blk-pci is dom0's /dev/vda, which xl hands
-# to blkback as the guest's xvda. cache=writeback: QEMU writes through the
-# host's page cache and tells dom0 the disk has a volatile cache, so a flush
-# from the guest (blkback's REQ_PREFLUSH, virtio-blk's VIRTIO_BLK_T_FLUSH)
-# becomes an fdatasync of FILE; cache=unsafe would drop it.
-DISK_DRIVE = "file=%s,if=none,id=d0,format=raw,cache=writeback%s"
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
 MIGRATE_NEEDS_PVH = (
@@ -229,13 +223,9 @@ def domu_args(args, image, workdir):
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
     modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
                initrd]
-    disk = []
-    if args.disk:
-        ro = ",readonly=on" if disk_mode(args) == "r" else ""
-        disk = ["-drive", DISK_DRIVE % (os.path.abspath(args.disk).replace(",", ",,"), ro),
-                "-device", "virtio-blk-pci,drive=d0"]
+    # The disk itself, dom0's /dev/vda, is every door's (tools/run_disk.py).
     return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),
-            "-initrd", ",".join(m.replace(",", ",,") for m in modules)] + disk
+            "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
 
 
 def linux_dom0_xen_cmdline(args):

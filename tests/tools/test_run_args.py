@@ -10,7 +10,9 @@ LIFECYCLE in dom0's params, the memory and time-out it needs), and a
 malformed plan, a plan without --domu, and migrate without --pvh are
 refused in one line; the door's lines are shown and its failure becomes
 the verdict. --disk FILE gives dom0 FILE as a virtio disk and the disk
-archive, and the domU xvda; it is refused without --domu. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
+archive, and the domU xvda; every door gives QEMU the same virtio disk,
+traced, FILE:ro and --disk-ro make it read-only, and --disk-new's SIZE
+must be whole 4 KiB blocks. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
 listens on, an hour's time-out unless --timeout says otherwise, and is
 refused with --linux and --pvh; a QEMU that gdb killed is named in the
 verdict. The verdicts
@@ -335,10 +337,11 @@ def check_lifecycle_lines(run_domu):
           got == (104, LIFECYCLE_CRASH_REASON), repr(got))
 
 
-def check_disk(run_domu, args):
-    """--disk FILE: dom0 gets FILE as QEMU's virtio disk and the disk
-    archive, the xl config hands /dev/vda to the guest as xvda, dom0's
-    params say so, the door's line is shown; nothing of it without --disk."""
+def check_disk(run, run_domu, args):
+    """--disk FILE: every door gives QEMU FILE as the same traced virtio
+    disk (dom0's under --domu, with the disk archive), the xl config hands
+    /dev/vda to the guest as xvda, dom0's params say so, the door's line is
+    shown; nothing of it without --disk."""
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
@@ -358,9 +361,8 @@ def check_disk(run_domu, args):
                     return qemu, f.read()
 
         qemu, initrd = door("--disk", "/tmp/a,b.img")
-        check("--disk: QEMU gives dom0 FILE as a virtio disk, cache=writeback",
-              qemu[-4:] == ["-drive", "file=/tmp/a,,b.img,if=none,id=d0,format=raw,"
-                            "cache=writeback", "-device", "virtio-blk-pci,drive=d0"], qemu)
+        check("--disk --domu: dom0's disk is not the door's own to add",
+              "-drive" not in qemu, qemu)
         check("--disk: the disk archive between the base and the run's own",
               initrd == b"BASE" + b"DISK!\0\0\0" + b"OVERLAY", initrd)
         qemu, initrd = door()
@@ -374,8 +376,28 @@ def check_disk(run_domu, args):
         args("--domu")))
     params = run_domu.domu_params(args("--domu", "--disk", "f.img"))
     check("--disk: DISK=w in dom0's params", params == b"EXIT_PORT=244\nDISK=w\n", params)
-    for door in ([], ["--iso"], ["--xen"], ["--linux"]):
-        refused(door + ["--disk", "f.img"], "--domu-mem, --verbose and --disk apply to --domu only")
+    with tempfile.TemporaryDirectory() as work:
+        for door in ([], ["--iso"], ["--domu"]):
+            qemu = run.qemu_command(args(*(door + ["--disk", "/tmp/a,b.img:ro"])),
+                                    "/nonexistent/patchbay.elf", work) if not door else None
+            words = run.disk_qemu_args(args(*(door + ["--disk", "/tmp/a,b.img"])), work)
+            check("--disk %s: QEMU's virtio disk, cache=writeback, traced" % " ".join(door),
+                  words[:4] == ["-drive", "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,"
+                                "cache=writeback", "-device",
+                                "virtio-blk-pci,drive=pbdisk,disable-legacy=on"]
+                  and "enable=virtio_blk_req_complete" in words
+                  and words[-2:] == ["-D", os.path.join(work, "disk-trace.log")], words)
+            if qemu:
+                check("--disk FILE:ro: read-only, and in QEMU's command",
+                      "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,cache=writeback,"
+                      "readonly=on" in qemu, qemu)
+        check("no --disk: no disk, no trace",
+              run.disk_qemu_args(args(), work) == [] and "-D" not in run.qemu_command(
+                  args(), "/nonexistent/patchbay.elf", work), "")
+    refused(["--disk-ro"], "--disk-ro and --disk-new apply to --disk FILE only")
+    refused(["--disk", "f.img", "--disk-new", "5000"],
+            "--disk-new 5000: not a positive multiple of 4 KiB")
+    refused(["--disk", "f.img", "--disk-new", "4X"], "--disk-new 4X: not a size")
 
     class Shown:
         data = b""
@@ -550,7 +572,7 @@ def main():
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
-    check_disk(run_domu, args)
+    check_disk(run, run_domu, args)
 
     sys.exit(summary())
 
