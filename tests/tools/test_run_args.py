@@ -379,6 +379,9 @@ def check_disk(run, run_domu, args):
               params == b"EXIT_PORT=244\nDISK=%s\n" % mode, params)
     check("no --disk: no disk in the xl config", b"disk" not in run_domu.domu_config(
         args("--domu")))
+    a = args("--domu", "--disk", "f.img", "--lifecycle", "save-restore,move")
+    check("--disk --lifecycle save-restore,move: 20 s more a step, 90 + 2 * 50 s in all",
+          a.timeout == 190 and "lifecycle.timeout=190" in a.cmdline, (a.timeout, a.cmdline))
 
     class Shown:
         data = b""
