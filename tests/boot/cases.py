@@ -20,8 +20,6 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
-  disk       a size in MiB: the run gets `--disk FILE`, FILE a new file of
-             zeros of that size beside the case's log           (default None)
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -634,7 +632,8 @@ CASES += [
 # unpauses the guest. The line comes before the guest's first.
 DISK_READY = r"^domu-door: disk xvda backend ready \(blkback, InitWait\)$"
 CASES += [
-    dict(name="domu-disk-backend", args=["--domu"], disk=8,
+    dict(name="domu-disk-backend",
+         args=["--domu", "--disk", "build/test-disks/domu-disk-backend.img", "--disk-new", "8M"],
          expect=[DISK_READY + r"\n(.*\n)*patchbay: booting via xen-pv$"],
          reject=CLEAN, last_line=PASS, timeout=DOMU_TIMEOUT),
     refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
