@@ -44,6 +44,8 @@ void block_register(struct block_device *d)
     d->waiting = NULL;
     d->waiting_tail = &d->waiting;
     d->in_flight = 0;
+    d->plugged = 0;
+    d->kick_owed = false;
     if (d->queue_depth == 0)
         d->queue_depth = 1;
     devices[nr_devices++] = d;
@@ -104,7 +106,9 @@ static void dispatch_locked(struct block_device *d, struct block_request **refus
             *refused = r;
         }
     }
-    if (queued && d->transport->kick)
+    if (queued && d->plugged)
+        d->kick_owed = true;
+    else if (queued && d->transport->kick)
         d->transport->kick(d);
 }
 
@@ -133,9 +137,32 @@ enum block_status block_submit(struct block_device *d, struct block_request *r)
     *d->waiting_tail = r;
     d->waiting_tail = &r->next;
     dispatch_locked(d, &refused);
+    d->stats.submit_ticks += bench_cycles() - r->submit_tsc;
     spin_unlock_irqrestore(&d->lock, flags);
     end_refused(refused);
     return BLOCK_PENDING;
+}
+
+void block_plug(struct block_device *d)
+{
+    unsigned long flags = spin_lock_irqsave(&d->lock);
+
+    d->plugged++;
+    spin_unlock_irqrestore(&d->lock, flags);
+}
+
+void block_unplug(struct block_device *d)
+{
+    unsigned long flags = spin_lock_irqsave(&d->lock);
+    uint64_t t0 = bench_cycles();
+
+    if (d->plugged && --d->plugged == 0 && d->kick_owed) {
+        d->kick_owed = false;
+        if (d->transport->kick)
+            d->transport->kick(d);
+    }
+    d->stats.submit_ticks += bench_cycles() - t0;
+    spin_unlock_irqrestore(&d->lock, flags);
 }
 
 void block_complete(struct block_device *d, struct block_request *r, enum block_status status)

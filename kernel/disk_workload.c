@@ -122,8 +122,10 @@ static void run_phase(struct block_device *d, enum block_op op, uint64_t generat
     unsigned depth = disk_depth < disk_blocks ? disk_depth : disk_blocks;
 
     io.nr_completed = 0;
+    block_plug(d);
     for (unsigned slot = 0; slot < depth; slot++)
         issue(d, slot, op, next++, generation);
+    block_unplug(d);
     while (finished < disk_blocks) {
         unsigned batch[DISK_MAX_DEPTH], n;
         unsigned long flags = spin_lock_irqsave(&io.lock);
@@ -135,12 +137,14 @@ static void run_phase(struct block_device *d, enum block_op op, uint64_t generat
             batch[i] = io.completed[i];
         io.nr_completed = 0;
         spin_unlock_irqrestore(&io.lock, flags);
+        block_plug(d); /* the refills go out with one kick */
         for (unsigned i = 0; i < n; i++) {
             finish(batch[i], generation);
             finished++;
             if (next < disk_blocks)
                 issue(d, batch[i], op, next++, generation);
         }
+        block_unplug(d);
     }
 }
 
@@ -185,15 +189,19 @@ static void print_summary(const struct block_device *d, uint64_t passes, uint64_
     uint64_t reqs = d->stats.requests - before->requests;
     uint64_t notes = d->stats.notifications - before->notifications;
     uint64_t irqs = d->stats.interrupts - before->interrupts;
+    uint64_t in = d->stats.submit_ticks - before->submit_ticks;
+    uint64_t out = d->stats.complete_ticks - before->complete_ticks;
 
     kprintf("disk: %s (%s): %lu blocks x %lu passes at depth %lu, seed 0x%lx: written, read "
             "back and checked, flushed%s\n",
             d->name, d->transport->name, disk_blocks, passes, disk_depth, disk_seed,
             disk_mutant == 1 ? " (NOT: disk.mutant=no-flush)" : "");
     kprintf("disk: %lu requests: %lu notifications, %lu interrupts (%lu.%02lu and %lu.%02lu per "
-            "request), %lu %s per request\n",
+            "request)\n",
             reqs, notes, irqs, notes / reqs, notes * 100 / reqs % 100, irqs / reqs,
-            irqs * 100 / reqs % 100, ticks / reqs, tsc_unit());
+            irqs * 100 / reqs % 100);
+    kprintf("disk: %s per request: %lu submitting, %lu completing; %lu elapsed, idle included\n",
+            tsc_unit(), in / reqs, out / reqs, ticks / reqs);
 }
 
 void disk_workload_run(void)

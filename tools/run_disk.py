@@ -65,7 +65,8 @@ def prepare_disk(args):
         with open(args.disk_path, "wb") as f:
             f.truncate(args.disk_bytes)
     if not os.path.isfile(args.disk_path):
-        fail("--disk: %s is not a file (make one, or add --disk-new SIZE)" % args.disk, 2)
+        fail("disk file %s not found (--disk FILE hands an existing file to the guest)"
+             % args.disk, 2)
 
 
 def disk_qemu_args(args, workdir):

@@ -20,8 +20,6 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
-  disk       a size in MiB: the run gets `--disk FILE`, FILE a new file of
-             zeros of that size beside the case's log           (default None)
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -663,7 +661,8 @@ CASES += [
 # unpauses the guest. The line comes before the guest's first.
 DISK_READY = r"^domu-door: disk xvda backend ready \(blkback, InitWait\)$"
 CASES += [
-    dict(name="domu-disk-backend", args=["--domu"], disk=8,
+    dict(name="domu-disk-backend",
+         args=["--domu", "--disk", "build/test-disks/domu-disk-backend.img", "--disk-new", "8M"],
          expect=[DISK_READY + r"\n(.*\n)*patchbay: booting via xen-pv$"],
          reject=CLEAN, last_line=PASS, timeout=DOMU_TIMEOUT),
     refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
@@ -1120,9 +1119,19 @@ _disk_iso = clean_boot("disk-virtio-iso", ["--iso"] + disk_args("disk-virtio-iso
 _disk_pvh = clean_boot("disk-virtio", disk_args("disk-virtio"), expect=DISK_RAN + [PASS, DISK_CHECK_OK])
 for _case in (_disk_pvh, _disk_iso):
     _case.update(cmdline="disk=on disk.depth=32", last_line=DISK_CHECK_OK)
+# Without EVENT_IDX and indirect descriptors: notifications by the rings'
+# flags, and each request a chain in the ring itself, so the device holds
+# fewer at once and the layer queues the rest.
+_disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
+                         expect=[VIRTIO_BLK.replace("event_idx indirect flush", "flush"),
+                                 r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write "
+                                 r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
+_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
+                   last_line=DISK_CHECK_OK)
 CASES += [
     _disk_pvh,
     _disk_iso,
+    _disk_flags,
     disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
                  args=[]),
     disk_refused("disk-read-only", "disk=on",
@@ -1132,16 +1141,19 @@ CASES += [
                  r"disk: vda holds 16 blocks of 4 KiB, fewer than disk.blocks=256",
                  args=disk_args("disk-too-small", size="64K")),
     refused("disk-missing-file", ["--disk", "build/test-disks/no-such-file.img"], "disk=on",
-            re.escape("--disk: build/test-disks/no-such-file.img is not a file (make one, or "
-                      "add --disk-new SIZE)")),
+            re.escape("disk file build/test-disks/no-such-file.img not found (--disk FILE "
+                      "hands an existing file to the guest)")),
     # The negative control of the host's check: the guest skips its flush
     # but prints the flushed-blocks line all the same. The bytes are in the
     # file (the host's page cache took them); the device's trace shows no
-    # flush, and the run fails after the guest's own PASS.
+    # flush after any block's write, and the run fails after the guest's
+    # own PASS.
     dict(name="disk-mutant-no-flush", args=disk_args("disk-mutant-no-flush"),
          cmdline="disk=on disk.mutant=no-flush",
          expect=[r"^disk: flushed blocks 0-255 generation 1 seed 0x1$", PASS,
-                 r"^disk-check: 256 blocks verified on the host, 0 wrong; 0 flushes by the "
+                 r"^disk-check: block 0: the device completed no flush after its last write "
+                 r"\(expected generation 1\)$",
+                 r"^disk-check: 256 blocks verified on the host, 256 wrong; 0 flushes by the "
                  r"device for 1 claimed$"],
          last_line=r"^patchbay: FAIL disk-check: the host found what the guest flushed wrong or "
                    r"unflushed$", status=105, verdicts=2, timeout=NATIVE_TIMEOUT,

@@ -37,9 +37,9 @@ import imports  # noqa: E402
 RUN_TOOL = imports.tool("run")
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
-          "check", "verdicts", "stderr", "disk"}
+          "check", "verdicts", "stderr"}
 DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
-                timeout=60, check=None, verdicts=1, stderr=[], disk=None)
+                timeout=60, check=None, verdicts=1, stderr=[])
 # The one line that ends every run, the kernel's or tools/run's; in the
 # raw console, a verdict wherever it is on its line.
 VERDICT = re.compile(r"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
@@ -78,8 +78,6 @@ def normalise(case):
                          % c["name"])
     if not isinstance(c["verdicts"], int) or c["verdicts"] < 0:
         raise ValueError("case %s: verdicts must be a count" % c["name"])
-    if c["disk"] is not None and (not isinstance(c["disk"], int) or c["disk"] <= 0):
-        raise ValueError("case %s: disk is a size in MiB" % c["name"])
     if c["check"] is not None and not callable(c["check"]):
         raise ValueError("case %s: check must be a function of the console text" % c["name"])
     if any(isinstance(c[k], str) for k in ("expect", "reject", "stderr")):
@@ -196,8 +194,6 @@ def run_case(case, image, logdir):
         os.unlink(log)
     cmd = [sys.executable, RUN, "--quiet", "--log", log, "--image", image,
            "--timeout", str(case["timeout"])] + list(case["args"])
-    if case["disk"]:
-        cmd += ["--disk", fresh_disk(case, logdir)]
     if case["cmdline"]:
         # One word: tools/run hands it to the door as it is, spaces and all.
         cmd += ["--", case["cmdline"]]
@@ -217,14 +213,6 @@ def run_case(case, image, logdir):
             raw = f.read()
     text = console_text(raw)
     return check(case, status, text, stderr, raw), elapsed, text, stderr
-
-
-def fresh_disk(case, logdir):
-    """A case's disk: a new file of zeros (sparse) of its size, beside its log."""
-    path = os.path.join(logdir, case["name"] + ".disk")
-    with open(path, "wb") as f:
-        f.truncate(case["disk"] << 20)
-    return path
 
 
 def runs_alone(case):

@@ -182,6 +182,25 @@ static void test_depth_limits_what_the_transport_holds(void **state)
     assert_int_equal(dev.in_flight, 0);
 }
 
+/* A plugged batch goes out with one kick, at the unplug. */
+static void test_plug_batches_the_kick(void **state)
+{
+    struct block_request r[2] = {req(BLOCK_READ, 0, 512), req(BLOCK_READ, 8, 512)};
+
+    (void)state;
+    block_plug(&dev);
+    block_plug(&dev); /* nested */
+    assert_int_equal(block_submit(&dev, &r[0]), BLOCK_PENDING);
+    assert_int_equal(block_submit(&dev, &r[1]), BLOCK_PENDING);
+    assert_int_equal(nr_held, 2);
+    block_unplug(&dev);
+    assert_int_equal(kicks, 0);
+    block_unplug(&dev);
+    assert_int_equal(kicks, 1);
+    block_unplug(&dev); /* unbalanced: ignored */
+    assert_int_equal(kicks, 1);
+}
+
 static void test_transport_refusal_ends_the_request(void **state)
 {
     struct block_request r = req(BLOCK_READ, 999, 512);
@@ -227,6 +246,7 @@ int main(void)
         cmocka_unit_test_setup(test_refused_before_the_transport, setup),
         cmocka_unit_test_setup(test_flush_without_cache_is_done_at_once, setup),
         cmocka_unit_test_setup(test_depth_limits_what_the_transport_holds, setup),
+        cmocka_unit_test_setup(test_plug_batches_the_kick, setup),
         cmocka_unit_test_setup(test_transport_refusal_ends_the_request, setup),
         cmocka_unit_test_setup(test_block_io_returns_the_status, setup),
     };
