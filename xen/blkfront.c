@@ -11,8 +11,10 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/printf.h"
+#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "mm/frame_alloc.h"
 #include "mm/pgtable.h"
 #include "xen/backend.h"
@@ -26,6 +28,9 @@
 #define SLOTS BLKIF_RING_SLOTS
 #define SEGS BLKIF_MAX_SEGMENTS_PER_REQUEST
 #define SECTORS_PER_PAGE (PAGE_SIZE / BLOCK_SECTOR_SIZE)
+#define WATCH_NS 200000000ull  /* how often the watchdog looks */
+#define STALL_NS 1000000000ull /* requests in flight this long without a response */
+#define FAULT_CLOSE_AFTER 64   /* requests before blkfront.fault=close closes */
 
 static char vbd_id[16];
 OPTION_STRING(vbd_id, "blkfront.vbd",
@@ -36,12 +41,14 @@ static bool persistent_wanted = true;
 OPTION_BOOL(persistent_wanted, "blkfront.persistent",
             "use persistent grants when the backend offers them (feature-persistent)");
 /* Faults for the tests: a frontend that never publishes its ring (the
- * backend then never connects), and one response's status made bad. */
-enum { FAULT_NONE, FAULT_SILENT, FAULT_BAD_STATUS };
-static const char *const fault_choices[] = {"none", "silent", "badstatus", 0};
+ * backend then never connects), one response's status made bad, and a
+ * connection closed after 64 requests (the backend leaves Connected). */
+enum { FAULT_NONE, FAULT_SILENT, FAULT_BAD_STATUS, FAULT_CLOSE };
+static const char *const fault_choices[] = {"none", "silent", "badstatus", "close", 0};
 static int fault = FAULT_NONE;
 OPTION_ENUM(fault, "blkfront.fault", fault_choices,
-            "test faults: never publish the ring, or corrupt one response's status");
+            "test faults: never publish the ring, corrupt one response's status, or close the "
+            "connection mid-run");
 
 struct shadow {
     struct block_request *r;
@@ -68,6 +75,8 @@ static struct blkfront {
     void *pool[SLOTS][SEGS]; /* persistent: made and granted at first use */
     grant_ref_t pool_ref[SLOTS][SEGS];
     uint64_t malformed;
+    uint64_t progress_ns; /* the last response, or the submit that found the ring idle */
+    bool gone;            /* the backend left Connected: every request fails */
     bool fault_done;
     char name[8];
 } front;
@@ -139,8 +148,12 @@ static enum block_status submit_locked(struct block_request *r)
 
     if ((uintptr_t)r->buf & (PAGE_SIZE - 1))
         return BLOCK_EINVAL; /* a segment is a page's sectors: block.h's page-aligned buf */
+    if (front.gone)
+        return BLOCK_ENODEV;
     if (front.nr_free == 0 || RING_FULL(&front.ring))
         return BLOCK_EIO; /* the layer keeps to our queue depth: never */
+    if (front.nr_free == SLOTS)
+        front.progress_ns = time_now_ns();
     id = front.free_ids[--front.nr_free];
     req = RING_GET_REQUEST(&front.ring, front.ring.req_prod_pvt);
     req->operation = r->op == BLOCK_READ    ? BLKIF_OP_READ
@@ -189,7 +202,8 @@ static void blkfront_kick(struct block_device *d)
 {
     int notify;
 
-    (void)d;
+    if (fault == FAULT_CLOSE && d->stats.requests >= FAULT_CLOSE_AFTER)
+        return; /* held in the ring until the watchdog has closed the connection */
     spin_lock(&front.lock);
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
     spin_unlock(&front.lock);
@@ -263,11 +277,62 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
         unsigned n;
         spin_lock(&front.lock);
         n = take_responses(done);
+        if (n)
+            front.progress_ns = time_now_ns();
         RING_FINAL_CHECK_FOR_RESPONSES(&front.ring, more);
         spin_unlock(&front.lock);
         for (unsigned i = 0; i < n; i++)
             block_complete(&front.dev, done[i].r, done[i].status);
     } while (more);
+}
+
+/* Fails every request in flight: the backend will answer none of them. */
+static void fail_in_flight(enum xenbus_state back)
+{
+    struct done done[SLOTS];
+    unsigned n = 0;
+
+    unsigned long flags = spin_lock_irqsave(&front.lock);
+    front.gone = true;
+    for (unsigned id = 0; id < SLOTS; id++)
+        if (front.slots[id].busy)
+            done[n++] = (struct done){finish_slot(id, BLOCK_ENODEV), BLOCK_ENODEV};
+    spin_unlock_irqrestore(&front.lock, flags);
+    kprintf("blkfront: backend %s went %s with %u requests in flight: they fail, as every "
+            "request from now on\n",
+            front.xb.backend, xenbus_state_name(back), n);
+    for (unsigned i = 0; i < n; i++)
+        block_complete(&front.dev, done[i].r, done[i].status);
+    if (front.xb.state == XenbusStateConnected)
+        xenbus_switch(&front.xb, XenbusStateClosing);
+    if (front.xb.state != XenbusStateClosed)
+        xenbus_switch(&front.xb, XenbusStateClosed);
+}
+
+/* Responses are all the backend sends: one that leaves Connected (a
+ * detach, a crash, a close) just stops answering. So once requests wait
+ * longer than STALL_NS the watchdog asks xenstore where the backend is. */
+static void watchdog(void *arg)
+{
+    (void)arg;
+    while (!front.gone) {
+        enum xenbus_state back;
+        sleep_until(time_now_ns() + WATCH_NS);
+        if (fault == FAULT_CLOSE && !front.fault_done &&
+            front.dev.stats.requests >= FAULT_CLOSE_AFTER) {
+            front.fault_done = true;
+            kprintf("blkfront: blkfront.fault=close: the connection closed once %u requests "
+                    "completed, the next held back\n",
+                    FAULT_CLOSE_AFTER);
+            xenbus_switch(&front.xb, XenbusStateClosing);
+            xenbus_switch(&front.xb, XenbusStateClosed);
+        }
+        if (__atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
+            time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS)
+            continue;
+        if (!xenbus_backend_state(&front.xb, &back) && back != XenbusStateConnected)
+            fail_in_flight(back);
+    }
 }
 
 static const struct block_transport blkfront_transport = {
@@ -427,4 +492,5 @@ void blkfront_probe(void)
             front.persistent ? "on" : "off", front.dev.can_flush ? "yes" : "no");
     xen_evtchn_unmask(front.port);
     block_register(&front.dev);
+    thread_create("blkfront", watchdog, NULL);
 }

@@ -99,7 +99,7 @@ const char *xenbus_switch(struct xenbus_device *d, enum xenbus_state to)
     return err;
 }
 
-static const char *read_backend_state(const struct xenbus_device *d, enum xenbus_state *back)
+const char *xenbus_backend_state(const struct xenbus_device *d, enum xenbus_state *back)
 {
     char path[160];
     uint64_t v;
@@ -129,7 +129,7 @@ const char *xenbus_wait_backend(struct xenbus_device *d, uint64_t timeout_ns,
         return err;
     xen_wait_start(&w, xenstore_port(), timeout_ns);
     for (;;) {
-        err = read_backend_state(d, back);
+        err = xenbus_backend_state(d, back);
         if (err || xenbus_front_action(d->state, *back) != XENBUS_WAIT)
             return err;
         if (!xen_wait_event(&w))

@@ -26,6 +26,9 @@ const char *xenbus_find(const char *type, const char *id, struct xenbus_device *
 /* Moves our state, as the table allows; NULL or why not. */
 const char *xenbus_switch(struct xenbus_device *d, enum xenbus_state to);
 
+/* The backend's state now (Unknown while it has none); NULL or an error. */
+const char *xenbus_backend_state(const struct xenbus_device *d, enum xenbus_state *back);
+
 /* Waits up to timeout_ns for the backend to be in a state that asks
  * something of us (an action other than XENBUS_WAIT), which *back holds;
  * NULL, or why not (a time-out names the state it stayed in). */

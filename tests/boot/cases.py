@@ -1165,7 +1165,10 @@ CASES += [
 # request), each with the host's check of the file; and what ends a run
 # early, each in one line: no vbd, a read-only disk asked to write, a
 # backend that never connects (the frontend keeps its ring to itself:
-# blkfront.fault=silent) and a malformed response (blkfront.fault=badstatus).
+# blkfront.fault=silent), a malformed response (blkfront.fault=badstatus),
+# and a backend that leaves Connected mid-run (blkfront.fault=close closes
+# the connection after 64 requests and holds the next back: the watchdog
+# finds them stalled, the backend Closed, and fails them).
 BLKFRONT_UP = (r"^blkfront: device/vbd/51712 connected to /local/domain/0/backend/vbd/\d+/51712 "
                r"\(domain 0\): port \d+, persistent grants %s, flush yes$")
 
@@ -1209,4 +1212,11 @@ CASES += [
         expect=[r"^blkfront: malformed response from the backend: response with a status that "
                 r"is not a BLKIF_RSP_ value \(id \d+, operation 1, status 42\); counted, and it "
                 r"fails its request if it names one$"]),
+    blkfront_refused("disk-blkfront-backend-closes", ["--domu"] + disk_args(
+        "disk-blkfront-backend-closes"), "disk=on disk.depth=8 blkfront.fault=close",
+        r"disk: the (write|read) of block \d+ failed: device gone",
+        expect=[r"^blkfront: blkfront.fault=close: the connection closed once 64 requests "
+                r"completed, the next held back$",
+                r"^blkfront: backend /local/domain/0/backend/vbd/\d+/51712 went Closed with 8 "
+                r"requests in flight: they fail, as every request from now on$"]),
 ]
