@@ -5,6 +5,7 @@
 #include "kernel/boot_info.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/disk_workload.h"
 #include "kernel/exit.h"
 #include "kernel/fault_inject.h"
 #include "kernel/lifecycle.h"
@@ -125,6 +126,7 @@ void kernel_main(void)
     pv_repatch_test();                         /* pv.repatch_test=N: patching with CPUs live */
     lifecycle_start();                         /* lifecycle=N: the toolstack may move us */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
+    disk_workload_run();                       /* disk=on: write, read back, flush */
     lifecycle_finish();                        /* every resume came, each checked */
     fault_inject_run();                        /* fault=...: test the trap path */
     check_wx();                                /* still W^X after every text_poke */

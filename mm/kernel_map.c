@@ -4,6 +4,10 @@
 #include "mm/pt_walk.h"
 #include "pv/mmu.h"
 
+/* SDM 11.12.3: PCD and PWT with the default PAT select strong uncacheable,
+ * the type device registers need (no merged or reordered accesses). */
+#define MMIO_FLAGS (PTE_P | PTE_W | PTE_PCD | PTE_PWT | PTE_NX)
+
 GUARD_PAGES(boot_stack, boot_stack_guard, 0, 1);
 
 bool is_guard_page(uint64_t va)
@@ -66,4 +70,26 @@ uint64_t kernel_map_count_wx(void)
         va = (va & ~(size - 1)) + size;
     }
     return n;
+}
+
+/* Device memory is not RAM: the entry holds the bus address as it is,
+ * never the RAM translation phys_to_maddr() makes. A page not present
+ * before needs no TLB flush (SDM 4.10.2.3: only present entries are
+ * cached), and the entry is written through set_pte, the backend's. */
+volatile void *kernel_map_mmio(uint64_t pa, uint64_t len)
+{
+    uint64_t first = pa & ~(PAGE_SIZE - 1);
+
+    if (len == 0 || pa + len < pa || pa + len > LOWER_HALF_END)
+        return NULL;
+    for (uint64_t page = first; page < pa + len; page += PAGE_SIZE) {
+        pte_t *e = pt_l1_entry(read_cr3(), page, PT_ALLOC_ANY);
+        pte_t want = page | MMIO_FLAGS;
+
+        if (!e || (pte_present(*e) && (*e & ~(PTE_A | PTE_D)) != want))
+            return NULL;
+        if (!pte_present(*e))
+            set_pte(e, want);
+    }
+    return (volatile void *)pa;
 }

@@ -42,6 +42,12 @@ static inline void kernel_map_init(const struct boot_info *bi)
     pv_mmu_ops.kernel_map_init(bi);
 }
 
+/* Maps the device registers at physical [pa, pa + len) into the live
+ * kernel map at VA == PA, uncached, writable and never executable;
+ * returns their address, or NULL if a page there is already mapped as
+ * something else or no frame is left for a table. */
+volatile void *kernel_map_mmio(uint64_t pa, uint64_t len);
+
 /* Walks the live page tables: is every byte of [va, va + len) mapped? */
 bool kernel_map_is_readable(uint64_t va, size_t len);
 

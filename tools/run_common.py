@@ -36,6 +36,7 @@ STATUS_NO_EXIT = 101     # QEMU ended without a kernel exit
 STATUS_DOMU_NO_VERDICT = 102  # --domu: the domU stopped without a status or verdict
 STATUS_DOM0_FAILED = 103      # --domu: dom0 (Linux) or its toolstack failed
 STATUS_LIFECYCLE_FAILED = 104  # --domu --lifecycle: a step of the plan failed
+STATUS_DISK_CHECK = 105  # --disk: the host found flushed blocks wrong, or flushes missing
 STATUS_TIMEOUT = 124
 
 # Verdict lines: the kernel's, or the one tools/run writes when it cannot.

@@ -46,6 +46,9 @@ LIFECYCLE_STEPS = ("save-restore", "move", "migrate")
 LIFECYCLE_REPEAT_MAX = 100
 LIFECYCLE_STEP = re.compile(r"(%s)(?:\*(\d+))?" % "|".join(LIFECYCLE_STEPS))
 LIFECYCLE_PREFIX = b"lifecycle-door: "
+# --disk FILE: dom0's /init says in a line behind DISK_PREFIX that blkback
+# took the guest's xvda and waits for a frontend.
+DISK_PREFIX = b"domu-door: "
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
 MIGRATE_NEEDS_PVH = (
@@ -70,6 +73,10 @@ LIFECYCLE_XEN = "spec-ctrl=eager-fpu"
 # 10 s, one step 120 s, a migration 300 s.
 LIFECYCLE_BOOT_TIME = 90
 LIFECYCLE_STEP_TIME = {"save-restore": 30, "move": 30, "migrate": 180}
+# With --disk, xl runs the disk's hotplug script (bash, forking a few dozen
+# commands under TCG) as it removes the old domain's disk and adds the new
+# one's: a save-restore took 27 s instead of 18, a move 32 instead of 17.
+LIFECYCLE_DISK_STEP_TIME = 20
 
 
 def lifecycle_plan(text):
@@ -112,12 +119,14 @@ def check_lifecycle_args(p, args, cmdline):
     if args.mem is None:
         args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
     if args.timeout is None:
-        args.timeout = lifecycle_timeout(args.lifecycle)
+        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None)
 
 
-def lifecycle_timeout(steps):
-    """--lifecycle's default time-out for a plan of these steps."""
-    return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] for step in steps)
+def lifecycle_timeout(steps, disk=False):
+    """--lifecycle's default time-out for a plan of these steps (with --disk
+    if disk)."""
+    extra = LIFECYCLE_DISK_STEP_TIME if disk else 0
+    return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] + extra for step in steps)
 
 
 def check_domu_args(p, args):
@@ -161,7 +170,15 @@ def domu_config(args):
               b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
               b"@MEMORY@": b"%d" % args.domu_mem,
               b"@VCPUS@": b"%d" % args.smp}
-    return re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+    config = re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+    if args.disk:
+        config += b"disk = [ 'phy:/dev/vda,xvda,%s' ]\n" % disk_mode(args).encode()
+    return config
+
+
+def disk_mode(args):
+    """--disk's access for the guest: r for a read-only disk, else w."""
+    return "r" if getattr(args, "disk_ro", False) else "w"
 
 
 def domu_params(args):
@@ -170,6 +187,8 @@ def domu_params(args):
     params = b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT
     if args.lifecycle:
         params += b'LIFECYCLE="%s"\n' % " ".join(args.lifecycle).encode()
+    if args.disk:
+        params += b"DISK=%s\n" % disk_mode(args).encode()
     return params
 
 
@@ -187,8 +206,9 @@ def domu_overlay(args, image, workdir):
 
 def domu_args(args, image, workdir):
     """QEMU arguments for --domu: Xen, with Debian's Linux as dom0 and an
-    initramfs of two archives: tools/fetch-domu's base (the toolstack and
-    tools/domu/init) and domu_overlay's for this run."""
+    initramfs of two archives, or three with --disk: tools/fetch-domu's base
+    (the toolstack and tools/domu/init), its disk archive (blkback, the
+    virtio modules, xl's hotplug scripts), and domu_overlay's for this run."""
     xen = in_workdir(workdir, fetch_xen(), "xen")
     rc = subprocess.call([os.path.join(ROOT, "tools", "fetch-domu")],
                          stdin=subprocess.DEVNULL, stdout=sys.stderr)
@@ -198,13 +218,18 @@ def domu_args(args, image, workdir):
         fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
     overlay = domu_overlay(args, image, workdir)
     initrd = "initrd.cpio"
-    with open(base, "rb") as f, open(os.path.join(workdir, initrd), "wb") as out:
-        data = f.read()
-        # Linux takes the next archive at a 4-byte boundary after the zeros.
-        out.write(data + b"\0" * (-len(data) % 4) + overlay)
+    archives = [base] + ([os.path.join(dom0, "disk.cpio")] if args.disk else [])
+    with open(os.path.join(workdir, initrd), "wb") as out:
+        for path in archives:
+            with open(path, "rb") as f:
+                data = f.read()
+            # Linux takes the next archive at a 4-byte boundary after the zeros.
+            out.write(data + b"\0" * (-len(data) % 4))
+        out.write(overlay)
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
     modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
                initrd]
+    # The disk itself, dom0's /dev/vda, is every door's (tools/run_disk.py).
     return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),
             "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
 
@@ -226,9 +251,9 @@ def linux_dom0_xen_cmdline(args):
 
 class DomuConsole:
     """--domu's serial stream, Xen's, dom0's and the domU's lines together:
-    shows the domU's, without DOMU_PREFIX, and the lifecycle plan's steps
-    through console (the others too when verbose), and keeps everything in
-    data and in FILE.full.log."""
+    shows the domU's, without DOMU_PREFIX, the lifecycle plan's steps and
+    the disk's backend through console (the others too when verbose), and
+    keeps everything in data and in FILE.full.log."""
 
     def __init__(self, console, verbose, log_path):
         self.console = console
@@ -245,7 +270,8 @@ class DomuConsole:
         """What of a whole line (with its newline, if any) is shown. A domU
         line ends in a bare newline, as natively: dom0's tty and Xen's
         serial driver have each put a carriage return before it."""
-        for prefix, keep in ((DOMU_PREFIX, 0), (LIFECYCLE_PREFIX, len(LIFECYCLE_PREFIX))):
+        for prefix, keep in ((DOMU_PREFIX, 0), (LIFECYCLE_PREFIX, len(LIFECYCLE_PREFIX)),
+                             (DISK_PREFIX, len(DISK_PREFIX))):
             if line.lstrip(b"\r").startswith(prefix):
                 body = line.lstrip(b"\r")[len(prefix) - keep:]
                 newline = body.endswith(b"\n")

@@ -21,8 +21,20 @@ $(PVEMIT): $(PVEMIT_SRCS) $(PVEMIT_HDRS) tools/tools.mk | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(PVEMIT_CC) $(PVEMIT_CFLAGS) $(PVEMIT_SRCS) -o $@
 
+# diskcheck (tools/diskcheck.c) verifies on the host the blocks the disk
+# workload says it flushed, with the kernel's own pattern code; tools/run
+# --disk builds it on demand.
+DISKCHECK := $(BUILD)/host/diskcheck
+DISKCHECK_SRCS := tools/diskcheck.c kernel/disk_pattern.c
+DISKCHECK_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -DHOST_TEST
+
+$(DISKCHECK): $(DISKCHECK_SRCS) kernel/disk_pattern.h tools/tools.mk
+	@mkdir -p $(dir $@)
+	$(PVEMIT_CC) $(DISKCHECK_CFLAGS) $(DISKCHECK_SRCS) -o $@
+
 # The tools' own tests (test_doclinks also checks every page's links and
 # glossary first uses; test_result_lines every result line's printf;
+# test_diskcheck the host's check of the disk workload on files it makes;
 # test_prose_check feeds the prose check pages that the image
 # contradicts), then the checks that the tour, the recorded site
 # expectation, the generated blocks of README.md and docs/ and what the
@@ -49,6 +61,7 @@ tools-own-test: $(IMAGE)
 	python3 tests/tools/test_doclinks.py
 	python3 tests/tools/test_prose_check.py
 	python3 tests/tools/test_run_args.py
+	python3 tests/tools/test_diskcheck.py
 	python3 tests/tools/test_result_lines.py
 	python3 tests/tools/test_gdb.py
 	tools/tour --check

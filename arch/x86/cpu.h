@@ -25,6 +25,11 @@ static inline uint32_t inl(uint16_t port)
     return v;
 }
 
+static inline void outl(uint16_t port, uint32_t v)
+{
+    __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline uint64_t read_cr0(void)
 {
     uint64_t v;

@@ -655,6 +655,21 @@ CASES += [
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]
 
+# The domU door's disk (tools/run --domu --disk FILE): QEMU's virtio disk is
+# dom0's /dev/vda, xl's hotplug script hands it to blkback as the guest's
+# xvda, and dom0's /init checks the backend waits for a frontend before it
+# unpauses the guest. The line comes before the guest's first.
+DISK_READY = r"^domu-door: disk xvda backend ready \(blkback, InitWait\)$"
+CASES += [
+    dict(name="domu-disk-backend",
+         args=["--domu", "--disk", "build/test-disks/domu-disk-backend.img", "--disk-new", "8M"],
+         expect=[DISK_READY + r"\n(.*\n)*patchbay: booting via xen-pv$"],
+         reject=CLEAN, last_line=PASS, timeout=DOMU_TIMEOUT),
+    refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
+            r"disk file /nonexistent/patchbay\.disk not found \(--disk FILE hands an "
+            r"existing file to the guest\)"),
+]
+
 
 # The same image as a PVH guest (tools/run --xen --pvh, --domu --pvh): what
 # tools/run refuses, and a CPU model without what a PVH guest needs, HVM
@@ -1069,3 +1084,88 @@ for _door, _args, _timeout, _method, _dump in DOORS:
                     r"^fault: committing ", _dump],
             reject=[r"did not trap", OPTION_PROBLEM], last_line=r"^patchbay: FAIL ",
             status="failed", timeout=_timeout))
+
+# The disk workload on virtio-blk (kernel/disk_workload.c, drivers/): each
+# case makes its own file (tools/run --disk-new) under build/test-disks/.
+# The host's check (tools/run_disk.py) is the last line of a run whose
+# guest named flushed blocks.
+DISK_CHECK_OK = (r"^disk-check: 256 blocks verified on the host, 0 wrong; 1 flush by the device "
+                 r"for 1 claimed$")
+VIRTIO_BLK = (r"^virtio-blk: [0-9a-f]{2}:[0-9a-f]{2}\.[0-7], features event_idx indirect flush, "
+              r"\d+ entries, \d+ segments per request, MSI-X vector 0x[0-9a-f]+$")
+DISK_RAN = [VIRTIO_BLK,
+            r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write cache, queue depth \d+$",
+            r"^disk: flushed blocks 0-255 generation 1 seed 0x1$",
+            r"^disk: vda \(virtio-blk\): 256 blocks x 1 passes at depth \d+, seed 0x1: written, "
+            r"read back and checked, flushed$",
+            r"^disk: 513 requests: \d+ notifications, \d+ interrupts "]
+
+
+def disk_args(name, size="4M", suffix=""):
+    return ["--disk", "build/test-disks/%s.img%s" % (name, suffix), "--disk-new", size]
+
+
+def disk_refused(name, cmdline, verdict, args=None):
+    """disk=on against a disk it cannot use: one FAIL line, nothing written."""
+    return dict(name=name, args=disk_args(name) if args is None else args, cmdline=cmdline,
+                reject=[PASS, r"^disk: flushed", r"^disk-check: "],
+                last_line=r"^patchbay: FAIL " + verdict + "$", status="fail",
+                timeout=NATIVE_TIMEOUT)
+
+
+_disk_iso = clean_boot("disk-virtio-iso", ["--iso"] + disk_args("disk-virtio-iso"),
+                       method="native/multiboot2", expect=DISK_RAN + [PASS, DISK_CHECK_OK],
+                       timeout=ISO_TIMEOUT)
+_disk_pvh = clean_boot("disk-virtio", disk_args("disk-virtio"), expect=DISK_RAN + [PASS, DISK_CHECK_OK])
+for _case in (_disk_pvh, _disk_iso):
+    _case.update(cmdline="disk=on disk.depth=32", last_line=DISK_CHECK_OK)
+# Without EVENT_IDX and indirect descriptors: notifications by the rings'
+# flags, and each request a chain in the ring itself, so the device holds
+# fewer at once and the layer queues the rest.
+_disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
+                         expect=[VIRTIO_BLK.replace("event_idx indirect flush", "flush"),
+                                 r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write "
+                                 r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
+_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
+                   last_line=DISK_CHECK_OK)
+# Two CPUs: completions interrupt the CPU that probed the device, the
+# workload may run on the other; two passes, each flushed and claimed.
+_disk_smp = clean_boot("disk-virtio-smp2", ["--smp", "2"] + disk_args("disk-virtio-smp2"),
+                       expect=[r"^smp: 2 CPUs running$", VIRTIO_BLK,
+                               r"^disk: flushed blocks 0-255 generation 1 seed 0x1$",
+                               r"^disk: flushed blocks 0-255 generation 2 seed 0x1$", PASS])
+_disk_smp.update(cmdline="disk=on disk.depth=32 disk.passes=2",
+                 last_line=r"^disk-check: 256 blocks verified on the host, 0 wrong; 2 flushes by "
+                           r"the device for 2 claimed$")
+CASES += [
+    _disk_pvh,
+    _disk_iso,
+    _disk_flags,
+    _disk_smp,
+    disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
+                 args=[]),
+    disk_refused("disk-read-only", "disk=on",
+                 r"disk: vda is read-only, and disk=on writes: attach it writable",
+                 args=disk_args("disk-read-only", suffix=":ro")),
+    disk_refused("disk-too-small", "disk=on",
+                 r"disk: vda holds 16 blocks of 4 KiB, fewer than disk.blocks=256",
+                 args=disk_args("disk-too-small", size="64K")),
+    refused("disk-missing-file", ["--disk", "build/test-disks/no-such-file.img"], "disk=on",
+            re.escape("disk file build/test-disks/no-such-file.img not found (--disk FILE "
+                      "hands an existing file to the guest)")),
+    # The negative control of the host's check: the guest skips its flush
+    # but prints the flushed-blocks line all the same. The bytes are in the
+    # file (the host's page cache took them); the device's trace shows no
+    # flush after any block's write, and the run fails after the guest's
+    # own PASS.
+    dict(name="disk-mutant-no-flush", args=disk_args("disk-mutant-no-flush"),
+         cmdline="disk=on disk.mutant=no-flush",
+         expect=[r"^disk: flushed blocks 0-255 generation 1 seed 0x1$", PASS,
+                 r"^disk-check: block 0: the device completed no flush after its last write "
+                 r"\(expected generation 1\)$",
+                 r"^disk-check: 256 blocks verified on the host, 256 wrong; 0 flushes by the "
+                 r"device for 1 claimed$"],
+         last_line=r"^patchbay: FAIL disk-check: the host found what the guest flushed wrong or "
+                   r"unflushed$", status=105, verdicts=2, timeout=NATIVE_TIMEOUT,
+         stderr=[r"^run: disk-check: the host found what the guest flushed wrong or unflushed$"]),
+]

@@ -2,10 +2,10 @@
 # tests/domu/test_fetch_domu.sh: tools/fetch-domu on a copy of the cache
 # (BUILD pointed at a temporary directory), damaged in each way it must
 # notice: a truncated .deb, a .deb altered at the same size, a deleted
-# .deb, an altered initramfs. Each must give one line naming the file and
-# what is wrong, put it right (fetching only that package again, about
-# 30 KB, with two runs at once), and leave a cache the next run accepts in
-# silence. Ends with "N passed, N failed".
+# .deb, an altered initramfs or disk archive. Each must give one line
+# naming the file and what is wrong, put it right (fetching only that
+# package again, about 30 KB, with two runs at once), and leave a cache the
+# next run accepts in silence. Ends with "N passed, N failed".
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -121,6 +121,19 @@ check "an altered initramfs is named and built again" \
 run_fetch initrd-again
 check "an altered initramfs: the next run is silent" \
     "$([ "$rc" = 0 ] && [ ! -s "$tmp/initrd-again.err" ] && echo 1)" "$(cat "$tmp/initrd-again.err")"
+
+# The disk archive (tools/run --disk) is checked as the initramfs is.
+copy
+cp "$src/disk.cpio" "$tmp/disk"
+printf 'X' | dd of="$tmp/disk" bs=1 seek=200 conv=notrunc status=none
+mv "$tmp/disk" "$dom/disk.cpio"
+run_fetch disk
+check "an altered disk archive is named and built again" \
+    "$([ "$rc" = 0 ] && grep -Eq 'disk\.cpio does not match its SHA256 in initrd\.stamp; building it again$' "$tmp/disk.err" && echo 1)" \
+    "status $rc: $(cat "$tmp/disk.err")"
+run_fetch disk-again
+check "an altered disk archive: the next run is silent" \
+    "$([ "$rc" = 0 ] && [ ! -s "$tmp/disk-again.err" ] && echo 1)" "$(cat "$tmp/disk-again.err")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

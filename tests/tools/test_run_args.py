@@ -9,7 +9,10 @@ PLAN expands into its steps (lifecycle=K on the kernel command line,
 LIFECYCLE in dom0's params, the memory and time-out it needs), and a
 malformed plan, a plan without --domu, and migrate without --pvh are
 refused in one line; the door's lines are shown and its failure becomes
-the verdict. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
+the verdict. --disk FILE gives dom0 FILE as a virtio disk and the disk
+archive, and the domU xvda; every door gives QEMU the same virtio disk,
+traced, FILE:ro and --disk-ro make it read-only, and --disk-new's SIZE
+must be whole 4 KiB blocks. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
 listens on, an hour's time-out unless --timeout says otherwise, and is
 refused with --linux and --pvh; a QEMU that gdb killed is named in the
 verdict. The verdicts
@@ -334,6 +337,94 @@ def check_lifecycle_lines(run_domu):
           got == (104, LIFECYCLE_CRASH_REASON), repr(got))
 
 
+def check_disk_drive(run, args):
+    """--disk FILE: every door gives QEMU the same virtio disk, modern only,
+    cache=writeback, traced into the run's directory; FILE:ro makes it
+    read-only; --disk-ro and --disk-new need --disk, and --disk-new's SIZE
+    is whole 4 KiB blocks."""
+    with tempfile.TemporaryDirectory() as work:
+        for door in ([], ["--iso"], ["--domu"], ["--domu", "--pvh"]):
+            words = run.disk_qemu_args(args(*(door + ["--disk", "/tmp/a,b.img"])), work)
+            check("--disk %s: QEMU's virtio disk, cache=writeback, traced" % " ".join(door),
+                  words[:4] == ["-drive", "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,"
+                                "cache=writeback", "-device",
+                                "virtio-blk-pci,drive=pbdisk,disable-legacy=on"]
+                  and "enable=virtio_blk_req_complete" in words
+                  and words[-2:] == ["-D", os.path.join(work, "disk-trace.log")], words)
+        qemu = run.qemu_command(args("--disk", "/tmp/a,b.img:ro"), "/nonexistent/patchbay.elf",
+                                work)
+        check("--disk FILE:ro: read-only, in QEMU's command",
+              "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,cache=writeback,readonly=on"
+              in qemu, qemu)
+        qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
+        check("no --disk: no disk, no trace", "-drive" not in qemu and "-D" not in qemu, qemu)
+    refused(["--disk-ro"], "--disk-ro and --disk-new apply to --disk FILE only")
+    refused(["--disk", "f.img", "--disk-new", "5000"],
+            "--disk-new 5000: not a positive multiple of 4 KiB")
+    refused(["--disk", "f.img", "--disk-new", "4X"], "--disk-new 4X: not a size")
+
+
+def check_disk(run, run_domu, args):
+    """--disk FILE: every door gives QEMU FILE as the same traced virtio
+    disk (dom0's under --domu, with the disk archive), the xl config hands
+    /dev/vda to the guest as xvda, dom0's params say so, the door's line is
+    shown; nothing of it without --disk."""
+    with tempfile.TemporaryDirectory() as d:
+        run_domu.build_dir = lambda: d
+        run_domu.fetch_xen = lambda: "/nonexistent/xen"
+        run_domu.subprocess.call = lambda *a, **k: 0
+        run_domu.domu_overlay = lambda a, image, workdir: b"OVERLAY"
+        os.makedirs(os.path.join(d, "domu"))
+        for name, data in (("initrd.cpio", b"BASE"), ("disk.cpio", b"DISK!"),
+                           ("vmlinux", b"")):
+            with open(os.path.join(d, "domu", name), "wb") as f:
+                f.write(data)
+
+        def door(*argv):
+            with tempfile.TemporaryDirectory() as work:
+                qemu = run_domu.domu_args(args("--domu", *argv), "/nonexistent/patchbay.elf",
+                                          work)
+                with open(os.path.join(work, "initrd.cpio"), "rb") as f:
+                    return qemu, f.read()
+
+        qemu, initrd = door("--disk", "/tmp/a,b.img")
+        check("--disk: the disk archive between the base and the run's own",
+              initrd == b"BASE" + b"DISK!\0\0\0" + b"OVERLAY", initrd)
+        check("--disk: the disk itself is not the door's (tools/run_disk.py)",
+              "-drive" not in qemu, qemu)
+        qemu, initrd = door()
+        check("no --disk: no disk archive", initrd == b"BASEOVERLAY", initrd)
+    for argv, mode in ((["--disk", "f.img"], b"w"), (["--disk", "f.img:ro"], b"r"),
+                       (["--disk", "f.img", "--disk-ro"], b"r")):
+        a = args("--domu", *argv)
+        config = run_domu.domu_config(a)
+        check("--domu %s: the xl config's disk is dom0's /dev/vda as xvda, mode %s"
+              % (" ".join(argv), mode.decode()),
+              config.endswith(b"\ndisk = [ 'phy:/dev/vda,xvda,%s' ]\n" % mode), config)
+        params = run_domu.domu_params(a)
+        check("--domu %s: DISK=%s in dom0's params" % (" ".join(argv), mode.decode()),
+              params == b"EXIT_PORT=244\nDISK=%s\n" % mode, params)
+    check("no --disk: no disk in the xl config", b"disk" not in run_domu.domu_config(
+        args("--domu")))
+    a = args("--domu", "--disk", "f.img", "--lifecycle", "save-restore,move")
+    check("--disk --lifecycle save-restore,move: 20 s more a step, 90 + 2 * 50 s in all",
+          a.timeout == 190 and "lifecycle.timeout=190" in a.cmdline, (a.timeout, a.cmdline))
+
+    class Shown:
+        data = b""
+
+        def write(self, data):
+            self.data += data
+
+    shown = Shown()
+    stream = run_domu.DomuConsole(shown, False, None)
+    stream.write(b"dom0: /local/domain/0/backend/vbd/1/51712/state = \"2\"\r\n"
+                 b"domu-door: disk xvda backend ready (blkback, InitWait)\r\n")
+    stream.flush()
+    check("--disk: the door's line shown, dom0's not",
+          shown.data == b"domu-door: disk xvda backend ready (blkback, InitWait)\n", shown.data)
+
+
 def check_gdb(run, run_gdb, args):
     """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
     os.chdir(ROOT)  # the printed command names paths below the working directory
@@ -492,6 +583,8 @@ def main():
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
+    check_disk(run, run_domu, args)
+    check_disk_drive(run, args)
 
     sys.exit(summary())
 

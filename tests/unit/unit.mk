@@ -82,6 +82,17 @@ UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c k
 UNIT_TESTS += pvh_parse
 UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
 
+# A fake transport holds and completes requests; locks and sleeping are faked.
+UNIT_TESTS += block
+UNIT_SRCS_block := drivers/block.c
+
+# The test plays the device: it takes available entries and fills the used ring.
+UNIT_TESTS += virtqueue
+UNIT_SRCS_virtqueue := drivers/virtqueue.c
+
+UNIT_TESTS += disk_pattern
+UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.

@@ -3,6 +3,7 @@
 #include "arch/x86/native/backend.h"
 #include "arch/x86/native/patch.h"
 #include "arch/x86/serial.h"
+#include "drivers/block.h"
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "pv/lock_ops.h"
@@ -61,4 +62,6 @@ void native_install(void)
      * are calibrated before anything can read them. */
     native_time_init();
     pv_time_ops = (struct pv_time_ops)PV_TABLE(native, time);
+    /* Disks: virtio-blk on the PCI bus. */
+    block_add_probe(virtio_blk_probe);
 }
