@@ -132,6 +132,9 @@ static void vblk_reap(void)
     enum block_status status[VBLK_REAP_BATCH];
     bool again = true;
 
+    spin_lock(&vblk.lock);
+    vq_quiet(&vblk.vq);
+    spin_unlock(&vblk.lock);
     while (again) {
         unsigned n = 0;
         void *token;

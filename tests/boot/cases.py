@@ -1128,10 +1128,20 @@ _disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
                                  r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
 _disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
                    last_line=DISK_CHECK_OK)
+# Two CPUs: completions interrupt the CPU that probed the device, the
+# workload may run on the other; two passes, each flushed and claimed.
+_disk_smp = clean_boot("disk-virtio-smp2", ["--smp", "2"] + disk_args("disk-virtio-smp2"),
+                       expect=[r"^smp: 2 CPUs running$", VIRTIO_BLK,
+                               r"^disk: flushed blocks 0-255 generation 1 seed 0x1$",
+                               r"^disk: flushed blocks 0-255 generation 2 seed 0x1$", PASS])
+_disk_smp.update(cmdline="disk=on disk.depth=32 disk.passes=2",
+                 last_line=r"^disk-check: 256 blocks verified on the host, 0 wrong; 2 flushes by "
+                           r"the device for 2 claimed$")
 CASES += [
     _disk_pvh,
     _disk_iso,
     _disk_flags,
+    _disk_smp,
     disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
                  args=[]),
     disk_refused("disk-read-only", "disk=on",

@@ -91,6 +91,10 @@ UNIT_SRCS_ksyms := kernel/ksyms.c
 UNIT_TESTS += acpi_parse
 UNIT_SRCS_acpi_parse := kernel/acpi_parse.c kernel/printf.c kernel/mb2_parse.c kernel/boot_info.c
 
+# What the start info leaves for the PVH door to pick dom0's console or a domU's by.
+UNIT_TESTS += pvh_parse
+UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
+
 # A fake transport holds and completes requests; locks and sleeping are faked.
 UNIT_TESTS += block
 UNIT_SRCS_block := drivers/block.c
@@ -101,10 +105,6 @@ UNIT_SRCS_virtqueue := drivers/virtqueue.c
 
 UNIT_TESTS += disk_pattern
 UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
-
-# What the start info leaves for the PVH door to pick dom0's console or a domU's by.
-UNIT_TESTS += pvh_parse
-UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
 
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
