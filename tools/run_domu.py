@@ -206,22 +206,36 @@ def domu_overlay(args, image, workdir):
     config (domu_config) and the run's parameters (domu_params). With
     --linux the domU's kernel is Debian's (its compressed vmlinuz: the
     domain builder unpacks it) and image, the program, is the /init of its
-    own initramfs."""
+    own initramfs, with Linux's blkfront module beside it for a --disk."""
     if args.linux:
-        kernels = glob.glob(os.path.join(build_dir(), "domu", "root", "boot", "vmlinuz-*"))
-        if len(kernels) != 1:
-            fail("tools/fetch-domu left %d vmlinuz in build/domu/root/boot, not one"
-                 % len(kernels), 2)
-        with open(kernels[0], "rb") as f, open(image, "rb") as program:
+        root = os.path.join(build_dir(), "domu", "root")
+        kernel = the_one(root, "boot/vmlinuz-*")
+        with open(image, "rb") as f:
+            domu_files = [("init", 0o100755, f.read())]
+        if args.disk:
+            # Debian builds it as a module; the program loads it (disk_probe).
+            with open(the_one(root, "lib/modules/*/kernel/drivers/block/xen-blkfront.ko"),
+                      "rb") as f:
+                domu_files.append(("xen-blkfront.ko", 0o100644, f.read()))
+        with open(kernel, "rb") as f:
             files = [("patchbay/vmlinuz", 0o100644, f.read()),
-                     ("patchbay/initrd.cpio", 0o100644,
-                      cpio_newc([("init", 0o100755, program.read())]))]
+                     ("patchbay/initrd.cpio", 0o100644, cpio_newc(domu_files))]
     else:
         with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
             files = [("patchbay/patchbay.elf", 0o100644, f.read())]
     return cpio_newc([("patchbay", 0o040755, b"")] + files +
                      [("patchbay/domu.cfg", 0o100644, domu_config(args)),
                       ("patchbay/params", 0o100644, domu_params(args))])
+
+
+def the_one(root, pattern):
+    """The one file under root (tools/fetch-domu's unpacked packages) that
+    pattern names; ends the run (status 2) if there is not exactly one."""
+    found = glob.glob(os.path.join(root, pattern))
+    if len(found) != 1:
+        fail("tools/fetch-domu left %d files %s under %s, not one" % (len(found), pattern, root),
+             2)
+    return found[0]
 
 
 def domu_args(args, image, workdir):

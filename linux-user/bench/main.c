@@ -177,6 +177,7 @@ int main(int argc, char **argv)
     uname(&u);
     printf("linux-bench: release=%s version=\"%s\" config=%s reps=%u quick=%s\n", u.release,
            u.version, config, reps, quick ? "yes" : "no");
+    failed += disk_probe();
     overhead = loop_overhead();
     for (unsigned i = 0; i < mm_bench_count; i++)
         failed += run_one(&mm_benches[i], overhead);

@@ -642,11 +642,16 @@ CASES += [
     # Debian's Linux as the domU (tools/run --linux --domu), with the
     # benchmark program for Linux as its /init: the door for Linux's
     # figures beside patchbay's. Told bench.domu, the program powers the
-    # domain off (it has no exit port), and dom0 takes its verdict.
+    # domain off (it has no exit port), and dom0 takes its verdict. Given a
+    # disk, it loads Linux's own blkfront and reads xvda through blkback: a
+    # reference frontend for the backend patchbay's blkfront meets.
     dict(name="linux-domu", args=["--linux", "--domu", "--verbose",
-                                  "--image", "build/linux/linux-bench"],
+                                  "--image", "build/linux/linux-bench",
+                                  "--disk", "build/test-disks/linux-domu.img", "--disk-new", "4M"],
          cmdline="bench.quick",
-         expect=[r"^linux-bench: release=\S+ .* config=linux-domu ",
+         expect=[DISK_READY, r"^linux-bench: release=\S+ .* config=linux-domu ",
+                 r"^linux-bench: disk xvda \(xen-blkfront\): 8192 sectors of 512 bytes, first "
+                 r"4 KiB read with O_DIRECT$",
                  r"^bench: name=null_syscall config=linux-domu ", PASS,
                  r"^dom0: domain \d+ stopped: poweroff$"],
          reject=[FAIL], timeout=DOMU_TIMEOUT),
