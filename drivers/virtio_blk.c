@@ -2,7 +2,8 @@
  * twin natively. One request queue; each request is a header the device
  * reads, the data, and a status byte it writes, chained through one
  * indirect descriptor when VIRTIO_RING_F_INDIRECT_DESC is agreed. Its
- * completions come by MSI-X to a vector of the boot CPU's local APIC. */
+ * completions come by MSI-X to a vector of the local APIC of the CPU that
+ * probed it. */
 #include <stddef.h>
 
 #include <linux/virtio_blk.h>
@@ -131,6 +132,9 @@ static void vblk_reap(void)
     enum block_status status[VBLK_REAP_BATCH];
     bool again = true;
 
+    spin_lock(&vblk.lock);
+    vq_quiet(&vblk.vq);
+    spin_unlock(&vblk.lock);
     while (again) {
         unsigned n = 0;
         void *token;
@@ -147,8 +151,10 @@ static void vblk_reap(void)
             panic("virtio-blk: the device completed a descriptor that is not in flight");
         again = n == VBLK_REAP_BATCH || vq_arm_interrupt(&vblk.vq);
         spin_unlock(&vblk.lock);
+        block_plug(&vblk.dev); /* what waited for these slots goes out with one kick */
         for (unsigned i = 0; i < n; i++)
             block_complete(&vblk.dev, done[i], status[i]);
+        block_unplug(&vblk.dev);
     }
 }
 

@@ -126,6 +126,12 @@ int vq_pop_used(struct virtqueue *vq, void **token, uint16_t *head, uint32_t *le
     return 1;
 }
 
+void vq_quiet(struct virtqueue *vq)
+{
+    if (!vq->event_idx)
+        WRITE_ONCE16(vq->avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
+}
+
 bool vq_arm_interrupt(struct virtqueue *vq)
 {
     if (vq->event_idx)

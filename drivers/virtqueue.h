@@ -70,6 +70,11 @@ bool vq_publish(struct virtqueue *vq);
  * named a descriptor that is not the head of a request in flight. */
 int vq_pop_used(struct virtqueue *vq, void **token, uint16_t *head, uint32_t *len);
 
+/* Asks the device for no interrupt while the driver is taking completions
+ * anyway: the flag without EVENT_IDX; with it, an event index the driver
+ * does not move until it re-arms already says so. */
+void vq_quiet(struct virtqueue *vq);
+
 /* Asks for an interrupt at the next completion; returns true if one came
  * already (the final check before sleeping: the caller pops again). */
 bool vq_arm_interrupt(struct virtqueue *vq);

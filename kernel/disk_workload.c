@@ -20,6 +20,7 @@
 #include "kernel/lifecycle.h"
 #include "kernel/printf.h"
 #include "kernel/spinlock.h"
+#include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/wait_queue.h"
 #include "mm/frame_alloc.h"
@@ -84,8 +85,12 @@ static void issue(struct block_device *d, unsigned slot, enum block_op op, uint6
     struct block_request *r = &io.r[slot];
     enum block_status s;
 
+    /* A read's buffer is poisoned first: a read the device never carried
+     * out must not find the last write of the same block still there. */
     if (op == BLOCK_WRITE)
         disk_pattern_fill(io.buf[slot], block, generation, disk_seed);
+    else
+        memset(io.buf[slot], 0xa5, DISK_BLOCK_SIZE);
     *r = (struct block_request){.op = op,
                                 .sector = block * SECTORS_PER_BLOCK,
                                 .buf = io.buf[slot],

@@ -7,9 +7,10 @@ and with --iso it is the kernel's own disk (drivers/virtio_blk.c); with
 QEMU's trace of that device (its reads, writes and completions) goes to a
 file in the run's directory. After QEMU exits, tools/diskcheck reads the
 guest's flushed-blocks lines from the console and checks each block they
-name in FILE, and counts the flushes the device completed in the trace:
-the bytes reach FILE through the host's page cache with or without a
-flush, so only the device's own record shows the guest flushed at all.
+name in FILE, and in the trace that the device completed a write to it
+and a flush after the last: the bytes reach FILE through the host's page
+cache with or without a flush, so only the device's own record shows the
+guest flushed at all.
 """
 
 import os

@@ -34,6 +34,7 @@ $(DISKCHECK): $(DISKCHECK_SRCS) kernel/disk_pattern.h tools/tools.mk
 
 # The tools' own tests (test_doclinks also checks every page's links and
 # glossary first uses; test_result_lines every result line's printf;
+# test_diskcheck the host's check of the disk workload on files it makes;
 # test_prose_check feeds the prose check pages that the image
 # contradicts), then the checks that the tour, the recorded site
 # expectation, the generated blocks of README.md and docs/ and what the
@@ -60,6 +61,7 @@ tools-own-test: $(IMAGE)
 	python3 tests/tools/test_doclinks.py
 	python3 tests/tools/test_prose_check.py
 	python3 tests/tools/test_run_args.py
+	python3 tests/tools/test_diskcheck.py
 	python3 tests/tools/test_result_lines.py
 	python3 tests/tools/test_gdb.py
 	tools/tour --check

@@ -1069,9 +1069,29 @@ _disk_iso = clean_boot("disk-virtio-iso", ["--iso"] + disk_args("disk-virtio-iso
 _disk_pvh = clean_boot("disk-virtio", disk_args("disk-virtio"), expect=DISK_RAN + [PASS, DISK_CHECK_OK])
 for _case in (_disk_pvh, _disk_iso):
     _case.update(cmdline="disk=on disk.depth=32", last_line=DISK_CHECK_OK)
+# Without EVENT_IDX and indirect descriptors: notifications by the rings'
+# flags, and each request a chain in the ring itself, so the device holds
+# fewer at once and the layer queues the rest.
+_disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
+                         expect=[VIRTIO_BLK.replace("event_idx indirect flush", "flush"),
+                                 r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write "
+                                 r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
+_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
+                   last_line=DISK_CHECK_OK)
+# Two CPUs: completions interrupt the CPU that probed the device, the
+# workload may run on the other; two passes, each flushed and claimed.
+_disk_smp = clean_boot("disk-virtio-smp2", ["--smp", "2"] + disk_args("disk-virtio-smp2"),
+                       expect=[r"^smp: 2 CPUs running$", VIRTIO_BLK,
+                               r"^disk: flushed blocks 0-255 generation 1 seed 0x1$",
+                               r"^disk: flushed blocks 0-255 generation 2 seed 0x1$", PASS])
+_disk_smp.update(cmdline="disk=on disk.depth=32 disk.passes=2",
+                 last_line=r"^disk-check: 256 blocks verified on the host, 0 wrong; 2 flushes by "
+                           r"the device for 2 claimed$")
 CASES += [
     _disk_pvh,
     _disk_iso,
+    _disk_flags,
+    _disk_smp,
     disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
                  args=[]),
     disk_refused("disk-read-only", "disk=on",
@@ -1086,11 +1106,14 @@ CASES += [
     # The negative control of the host's check: the guest skips its flush
     # but prints the flushed-blocks line all the same. The bytes are in the
     # file (the host's page cache took them); the device's trace shows no
-    # flush, and the run fails after the guest's own PASS.
+    # flush after any block's write, and the run fails after the guest's
+    # own PASS.
     dict(name="disk-mutant-no-flush", args=disk_args("disk-mutant-no-flush"),
          cmdline="disk=on disk.mutant=no-flush",
          expect=[r"^disk: flushed blocks 0-255 generation 1 seed 0x1$", PASS,
-                 r"^disk-check: 256 blocks verified on the host, 0 wrong; 0 flushes by the "
+                 r"^disk-check: block 0: the device completed no flush after its last write "
+                 r"\(expected generation 1\)$",
+                 r"^disk-check: 256 blocks verified on the host, 256 wrong; 0 flushes by the "
                  r"device for 1 claimed$"],
          last_line=r"^patchbay: FAIL disk-check: the host found what the guest flushed wrong or "
                    r"unflushed$", status=105, verdicts=2, timeout=NATIVE_TIMEOUT,

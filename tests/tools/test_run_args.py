@@ -337,6 +337,33 @@ def check_lifecycle_lines(run_domu):
           got == (104, LIFECYCLE_CRASH_REASON), repr(got))
 
 
+def check_disk_drive(run, args):
+    """--disk FILE: every door gives QEMU the same virtio disk, modern only,
+    cache=writeback, traced into the run's directory; FILE:ro makes it
+    read-only; --disk-ro and --disk-new need --disk, and --disk-new's SIZE
+    is whole 4 KiB blocks."""
+    with tempfile.TemporaryDirectory() as work:
+        for door in ([], ["--iso"], ["--domu"], ["--domu", "--pvh"]):
+            words = run.disk_qemu_args(args(*(door + ["--disk", "/tmp/a,b.img"])), work)
+            check("--disk %s: QEMU's virtio disk, cache=writeback, traced" % " ".join(door),
+                  words[:4] == ["-drive", "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,"
+                                "cache=writeback", "-device",
+                                "virtio-blk-pci,drive=pbdisk,disable-legacy=on"]
+                  and "enable=virtio_blk_req_complete" in words
+                  and words[-2:] == ["-D", os.path.join(work, "disk-trace.log")], words)
+        qemu = run.qemu_command(args("--disk", "/tmp/a,b.img:ro"), "/nonexistent/patchbay.elf",
+                                work)
+        check("--disk FILE:ro: read-only, in QEMU's command",
+              "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,cache=writeback,readonly=on"
+              in qemu, qemu)
+        qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
+        check("no --disk: no disk, no trace", "-drive" not in qemu and "-D" not in qemu, qemu)
+    refused(["--disk-ro"], "--disk-ro and --disk-new apply to --disk FILE only")
+    refused(["--disk", "f.img", "--disk-new", "5000"],
+            "--disk-new 5000: not a positive multiple of 4 KiB")
+    refused(["--disk", "f.img", "--disk-new", "4X"], "--disk-new 4X: not a size")
+
+
 def check_disk(run, run_domu, args):
     """--disk FILE: every door gives QEMU FILE as the same traced virtio
     disk (dom0's under --domu, with the disk archive), the xl config hands
@@ -572,6 +599,7 @@ def main():
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
     check_disk(run, run_domu, args)
+    check_disk_drive(run, args)
 
     sys.exit(summary())
 

@@ -200,6 +200,11 @@ static void test_kick_follows_flags_without_event_idx(void **state)
     vq.used->flags = VRING_USED_F_NO_NOTIFY; /* the device is polling */
     add_request(0, &tokens[1]);
     assert_false(vq_publish(&vq));
+    /* The other way: no interrupts while the driver reaps, until it re-arms. */
+    vq_quiet(&vq);
+    assert_int_equal(vq.avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
+    assert_false(vq_arm_interrupt(&vq));
+    assert_int_equal(vq.avail->flags, 0);
 }
 
 /* Re-arming sets used_event to the next entry we will read, and reports a
