@@ -7,6 +7,7 @@
  * it tells us only when we asked (rsp_event, set by the final check). */
 #include "xen/blkif.h"
 
+#include "bench/loop.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
@@ -265,14 +266,17 @@ static unsigned take_responses(struct done *done)
 }
 
 /* Xen ring rule: after the last response, set rsp_event and look once
- * more, so a response that came meanwhile is not left without its event. */
+ * more, so a response that came meanwhile is not left without its event.
+ * The requests the completions let the layer hand on go out with one kick. */
 static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
 {
     struct done done[SLOTS];
+    uint64_t t0 = bench_cycles();
     int more;
 
     (void)port, (void)f, (void)data;
     front.dev.stats.interrupts++;
+    block_plug(&front.dev);
     do {
         unsigned n;
         spin_lock(&front.lock);
@@ -284,6 +288,8 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
         for (unsigned i = 0; i < n; i++)
             block_complete(&front.dev, done[i].r, done[i].status);
     } while (more);
+    block_unplug(&front.dev);
+    front.dev.stats.complete_ticks += bench_cycles() - t0;
 }
 
 /* Fails every request in flight: the backend will answer none of them. */
