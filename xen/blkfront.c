@@ -28,7 +28,6 @@
 
 #define SLOTS BLKIF_RING_SLOTS
 #define SEGS BLKIF_MAX_SEGMENTS_PER_REQUEST
-#define SECTORS_PER_PAGE (PAGE_SIZE / BLOCK_SECTOR_SIZE)
 #define WATCH_NS 200000000ull  /* how often the watchdog looks */
 #define STALL_NS 1000000000ull /* requests in flight this long without a response */
 #define FAULT_CLOSE_AFTER 64   /* requests before blkfront.fault=close closes */
@@ -82,6 +81,8 @@ static struct blkfront {
     char name[8];
 } front;
 
+/* A grant the backend still maps after answering cannot be ended or
+ * reused: said, and left. */
 static void end_grants(struct shadow *s)
 {
     for (unsigned i = 0; i < s->nr_segs; i++) {
