@@ -18,6 +18,7 @@ kernel, told lifecycle=K, waits for K resumes before it checks itself and
 ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED."""
 
 import argparse
+import glob
 import os
 import re
 import subprocess
@@ -38,6 +39,10 @@ DOMU_END_LINE = re.compile(r"^patchbay-domu: end (\d+) (\S+) ?([^\n]*)$", re.MUL
 DOMU_END = re.compile(XEN_END.pattern + rb"|Kernel panic - not syncing[^\r\n]*")
 DOMU_KEEPS = 1023  # the domain builder copies this much into start_info
 DOMU_MEM = 64      # MiB: the domU's memory unless --domu-mem says otherwise
+LINUX_DOMU_MEM = 128  # MiB: --linux --domu's, Debian's Linux with the program as /init
+# --linux --domu: Linux's options for the domU; the program's follow "--",
+# bench.domu first, so that it powers the domain off at its end.
+LINUX_DOMU_CMDLINE = "console=hvc0 quiet panic=-1 -- bench.domu"
 
 # --lifecycle PLAN: comma-separated steps, each one of LIFECYCLE_STEPS with
 # an optional *N (1..LIFECYCLE_REPEAT_MAX). /init shows each step done in a
@@ -132,7 +137,7 @@ def lifecycle_timeout(steps, disk=False):
 def check_domu_args(p, args):
     """Default and check --domu-mem against the memory of the whole machine."""
     if args.domu_mem is None:
-        args.domu_mem = DOMU_MEM
+        args.domu_mem = LINUX_DOMU_MEM if args.linux else DOMU_MEM
     if args.domu_mem <= 0:
         p.error("--domu-mem must be positive")
     if args.dom0_mem + args.domu_mem >= args.mem:
@@ -166,11 +171,15 @@ def domu_config(args):
     """The domU's xl config: tools/domu/domu.cfg with its @...@ fields filled in."""
     with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
         template = f.read()
+    cmdline = (LINUX_DOMU_CMDLINE + " " + args.cmdline).strip() if args.linux else args.cmdline
     fields = {b"@TYPE@": b"pvh" if args.pvh else b"pv",
-              b"@CMDLINE@": xl_string(os.fsencode(args.cmdline)),
+              b"@KERNEL@": b"/patchbay/vmlinuz" if args.linux else b"/patchbay/patchbay.elf",
+              b"@CMDLINE@": xl_string(os.fsencode(cmdline)),
               b"@MEMORY@": b"%d" % args.domu_mem,
               b"@VCPUS@": b"%d" % args.smp}
     config = re.sub(rb"@[A-Z]+@", lambda m: fields[m.group(0)], template)
+    if args.linux:
+        config += b'ramdisk = "/patchbay/initrd.cpio"\n'
     if args.disk:
         config += b"disk = [ 'phy:/dev/vda,xvda,%s' ]\n" % disk_mode(args).encode()
     return config
@@ -194,14 +203,39 @@ def domu_params(args):
 
 def domu_overlay(args, image, workdir):
     """The run's own initramfs archive, under /patchbay/: the image, its xl
-    config (domu_config) and the run's parameters (domu_params)."""
-    config = domu_config(args)
-    with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
-        kernel = f.read()
-    return cpio_newc([("patchbay", 0o040755, b""),
-                      ("patchbay/patchbay.elf", 0o100644, kernel),
-                      ("patchbay/domu.cfg", 0o100644, config),
+    config (domu_config) and the run's parameters (domu_params). With
+    --linux the domU's kernel is Debian's (its compressed vmlinuz: the
+    domain builder unpacks it) and image, the program, is the /init of its
+    own initramfs, with Linux's blkfront module beside it for a --disk."""
+    if args.linux:
+        root = os.path.join(build_dir(), "domu", "root")
+        kernel = the_one(root, "boot/vmlinuz-*")
+        with open(image, "rb") as f:
+            domu_files = [("init", 0o100755, f.read())]
+        if args.disk:
+            # Debian builds it as a module; the program loads it (disk_probe).
+            with open(the_one(root, "lib/modules/*/kernel/drivers/block/xen-blkfront.ko"),
+                      "rb") as f:
+                domu_files.append(("xen-blkfront.ko", 0o100644, f.read()))
+        with open(kernel, "rb") as f:
+            files = [("patchbay/vmlinuz", 0o100644, f.read()),
+                     ("patchbay/initrd.cpio", 0o100644, cpio_newc(domu_files))]
+    else:
+        with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
+            files = [("patchbay/patchbay.elf", 0o100644, f.read())]
+    return cpio_newc([("patchbay", 0o040755, b"")] + files +
+                     [("patchbay/domu.cfg", 0o100644, domu_config(args)),
                       ("patchbay/params", 0o100644, domu_params(args))])
+
+
+def the_one(root, pattern):
+    """The one file under root (tools/fetch-domu's unpacked packages) that
+    pattern names; ends the run (status 2) if there is not exactly one."""
+    found = glob.glob(os.path.join(root, pattern))
+    if len(found) != 1:
+        fail("tools/fetch-domu left %d files %s under %s, not one" % (len(found), pattern, root),
+             2)
+    return found[0]
 
 
 def domu_args(args, image, workdir):

@@ -29,4 +29,9 @@ void xen_trace_mprotect(bool under_xen);
  * for the trace: the area is made once per size. */
 int mm_mprotect_once(unsigned pages);
 
+/* With xen-blkfront.ko in the initramfs (a domU given a disk): loads it
+ * and reads xvda's first 4 KiB, saying so in a line; returns 1 when it
+ * could not (and says why), 0 otherwise or without the module. */
+int disk_probe(void);
+
 #endif

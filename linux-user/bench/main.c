@@ -1,14 +1,15 @@
 /* The benchmark program's main: /init of the initramfs tools/run --linux
- * boots on Debian's kernel, natively or as Xen's dom0. It mounts what it
- * reads, runs each benchmark as bench/runner.c does (a warm-up, then
- * repetitions, the minimum and median per op with the empty loop's cost
- * taken off), prints patchbay's result lines, and ends the machine with
- * its verdict: as PID 1 through QEMU's isa-debug-exit port, else (run by
- * hand on a host) by exiting.
+ * boots on Debian's kernel, natively, as Xen's dom0 or as a domU. It
+ * mounts what it reads, runs each benchmark as bench/runner.c does (a
+ * warm-up, then repetitions, the minimum and median per op with the empty
+ * loop's cost taken off), prints patchbay's result lines, and ends the
+ * machine with its verdict: as PID 1 through QEMU's isa-debug-exit port,
+ * or as a domU's by powering the domain off (its dom0 reads the verdict),
+ * else (run by hand on a host) by exiting.
  *
  * Arguments (after the kernel's "--"): tsc.icount (the TSC counts
  * instructions: say so), bench.quick (few iterations and repetitions, for
- * make test), bench.reps=N. */
+ * make test), bench.reps=N, bench.domu (a domU: no exit port to reach). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/io.h>
 #include <sys/mount.h>
+#include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@
 
 static unsigned reps = 15;
 static int quick;
+static int domu;
 static const char *unit = "tsc_ticks";
 static char config[64];
 
@@ -41,6 +44,8 @@ static void parse_args(int argc, char **argv)
             unit = "instructions";
         else if (strcmp(argv[i], "bench.quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "bench.domu") == 0)
+            domu = 1;
         else if (strncmp(argv[i], "bench.reps=", 11) == 0 && atoi(argv[i] + 11) >= 1 &&
                  atoi(argv[i] + 11) <= REPS_MAX)
             reps = (unsigned)atoi(argv[i] + 11);
@@ -53,7 +58,9 @@ static void parse_args(int argc, char **argv)
 
 /* Ends the run with the verdict: QEMU exits with status 0, or 1 when a
  * benchmark failed, when this is PID 1 on a machine with the exit port;
- * the port needs I/O privilege, which a PV dom0's iopl() asks Xen for. */
+ * the port needs I/O privilege, which a PV dom0's iopl() asks Xen for. A
+ * domU has no port of QEMU's (Xen grants it none): it powers off, and
+ * its dom0 takes the status from the verdict line. */
 static void finish(int failed)
 {
     int status = failed ? 1 : 0;
@@ -64,7 +71,9 @@ static void finish(int failed)
         printf("patchbay: PASS\n");
     fflush(stdout);
     if (getpid() == 1) {
-        if (iopl(3) == 0)
+        if (domu)
+            reboot(RB_POWER_OFF);
+        else if (iopl(3) == 0)
             outl((unsigned)status, DEBUG_EXIT_PORT);
         printf("linux-bench: cannot reach QEMU's exit port: %s\n", strerror(errno));
         fflush(stdout);
@@ -92,7 +101,8 @@ static void set_up(void)
     sched_setaffinity(0, sizeof(one), &one);
 }
 
-/* "linux-native" or "linux-xen", from what the kernel says it runs on. */
+/* "linux-native" or "linux-xen", from what the kernel says it runs on;
+ * "linux-domu" when told it is a domU. */
 static void find_config(void)
 {
     char type[16] = "";
@@ -104,7 +114,10 @@ static void find_config(void)
         fclose(f);
     }
     type[strcspn(type, "\n")] = 0;
-    snprintf(config, sizeof(config), "linux-%s", strcmp(type, "xen") == 0 ? "xen" : "native");
+    snprintf(config, sizeof(config), "linux-%s",
+             domu                       ? "domu"
+             : strcmp(type, "xen") == 0 ? "xen"
+                                        : "native");
 }
 
 static uint64_t iters_for(uint64_t iters)
@@ -164,6 +177,7 @@ int main(int argc, char **argv)
     uname(&u);
     printf("linux-bench: release=%s version=\"%s\" config=%s reps=%u quick=%s\n", u.release,
            u.version, config, reps, quick ? "yes" : "no");
+    failed += disk_probe();
     overhead = loop_overhead();
     for (unsigned i = 0; i < mm_bench_count; i++)
         failed += run_one(&mm_benches[i], overhead);

@@ -668,6 +668,22 @@ CASES += [
     refused("domu-disk-missing", ["--domu", "--disk", "/nonexistent/patchbay.disk"], "",
             r"disk file /nonexistent/patchbay\.disk not found \(--disk FILE hands an "
             r"existing file to the guest\)"),
+    # Debian's Linux as the domU (tools/run --linux --domu), with the
+    # benchmark program for Linux as its /init: the door for Linux's
+    # figures beside patchbay's. Told bench.domu, the program powers the
+    # domain off (it has no exit port), and dom0 takes its verdict. Given a
+    # disk, it loads Linux's own blkfront and reads xvda through blkback: a
+    # reference frontend for the backend patchbay's blkfront meets.
+    dict(name="linux-domu", args=["--linux", "--domu", "--verbose",
+                                  "--image", "build/linux/linux-bench",
+                                  "--disk", "build/test-disks/linux-domu.img", "--disk-new", "4M"],
+         cmdline="bench.quick",
+         expect=[DISK_READY, r"^linux-bench: release=\S+ .* config=linux-domu ",
+                 r"^linux-bench: disk xvda \(xen-blkfront\): 8192 sectors of 512 bytes, first "
+                 r"4 KiB read with O_DIRECT$",
+                 r"^bench: name=null_syscall config=linux-domu ", PASS,
+                 r"^dom0: domain \d+ stopped: poweroff$"],
+         reject=[FAIL], timeout=DOMU_TIMEOUT),
 ]
 
 
@@ -690,7 +706,8 @@ CASES += [
     usage_error("pvh-option-native", ["--pvh"], PVH_NOT_NATIVE),
     usage_error("pvh-option-iso", ["--iso", "--pvh"], PVH_NOT_NATIVE),
     usage_error("pvh-option-linux", ["--linux", "--xen", "--pvh"],
-                r"--linux boots natively or, with --xen, as a PV dom0, on one CPU"),
+                r"--linux boots natively or, with --xen or --domu, as a PV dom0 or domU, "
+                r"on one CPU"),
     dict(name="xen-pvh-no-hvm", args=["--xen", "--pvh", "--cpu", "max,-svm"],
          expect=[r"^\(XEN\) Error creating d0: -22$"], reject=[r"^\(XEN\) HVM: \S+ enabled$"],
          last_line=r"^patchbay: FAIL " + NO_HVM + r"dom0 needs \(xen panic: Error creating d0: "

@@ -5,7 +5,8 @@
 # .deb, an altered initramfs or disk archive. Each must give one line
 # naming the file and what is wrong, put it right (fetching only that
 # package again, about 30 KB, with two runs at once), and leave a cache the
-# next run accepts in silence. Ends with "N passed, N failed".
+# next run accepts in silence. A root/ unpacked without the kernel parts
+# taken since is unpacked again in silence. Ends with "N passed, N failed".
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -134,6 +135,17 @@ check "an altered disk archive is named and built again" \
 run_fetch disk-again
 check "an altered disk archive: the next run is silent" \
     "$([ "$rc" = 0 ] && [ ! -s "$tmp/disk-again.err" ] && echo 1)" "$(cat "$tmp/disk-again.err")"
+
+# A root/ unpacked by an older fetch-domu, without the kernel parts taken
+# since (its root.list has no such line): unpacked again, in silence.
+copy
+sed -i '/^# kernel parts: /d' "$dom/root.list"
+rm -f "$dom"/root/lib/modules/*/kernel/drivers/block/xen-blkfront.ko
+run_fetch parts
+check "kernel parts added since: unpacked again, silent, status 0" \
+    "$([ "$rc" = 0 ] && [ ! -s "$tmp/parts.err" ] && cmp -s "$src/root.list" "$dom/root.list" &&
+       ls "$dom"/root/lib/modules/*/kernel/drivers/block/xen-blkfront.ko >/dev/null && echo 1)" \
+    "status $rc: $(cat "$tmp/parts.err")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -568,11 +568,26 @@ def main():
                 "--host-cpus applies to --xen and --domu only "
                 "(natively, --smp N is QEMU's CPU count)")
 
-    # --linux boots Debian's kernel natively or as dom0, on one CPU.
-    for extra in (["--iso"], ["--domu"], ["--smp", "2"], ["--xen", "--host-cpus", "2"],
-                  ["--pvh"], ["--xen", "--pvh"]):
+    # --linux boots Debian's kernel natively, as dom0 or as a PV domU, on one CPU.
+    for extra in (["--iso"], ["--smp", "2"], ["--xen", "--host-cpus", "2"],
+                  ["--pvh"], ["--xen", "--pvh"], ["--domu", "--pvh"], ["--domu", "--smp", "2"]):
         refused(["--linux"] + extra,
-                "--linux boots natively or, with --xen, as a PV dom0, on one CPU")
+                "--linux boots natively or, with --xen or --domu, as a PV dom0 or domU, "
+                "on one CPU")
+    refused(["--linux", "--domu", "--lifecycle", "move"],
+            "--lifecycle applies to patchbay, not --linux: the program does not wait for "
+            "resumes")
+    a = args("--linux", "--domu", "--", "bench.quick")
+    config = run_domu.domu_config(a)
+    check("--linux --domu: Debian's vmlinuz, the program's initramfs, bench.domu first",
+          b'\nkernel = "/patchbay/vmlinuz"\n' in config
+          and config.endswith(b'\nramdisk = "/patchbay/initrd.cpio"\n')
+          and b'\nextra = "console=hvc0 quiet panic=-1 -- bench.domu bench.quick"\n' in config
+          and b"\nmemory = 128\n" in config, config)
+    config = run_domu.domu_config(args("--domu"))
+    check("--domu: patchbay's image, no ramdisk",
+          b'\nkernel = "/patchbay/patchbay.elf"\n' in config and b"ramdisk" not in config,
+          config)
     # --pvh makes the kernel a PVH guest of Xen: natively it is none.
     for door in ([], ["--iso"]):
         refused(door + ["--pvh"],
