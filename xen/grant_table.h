@@ -3,8 +3,10 @@
  * be ours is each one's own (PV: GNTTABOP_setup_table hands us Xen's
  * frames; PVH: XENMEM_add_to_physmap puts them at frames we choose), set
  * by its install function. A save/restore or migration starts a new
- * domain with an empty table: every grant must be issued again, as the
- * frontend that issued it reconnects. */
+ * domain with an empty table and new backends: no grant survives, so a
+ * frontend issues its ring's and its pages' grants again as it reconnects,
+ * and under PV the old table's frames, Xen's and not in our p2m, must be
+ * unmapped before the save, as the toolstack cannot name them. */
 #ifndef XEN_GRANT_TABLE_H
 #define XEN_GRANT_TABLE_H
 
