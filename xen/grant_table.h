@@ -5,8 +5,7 @@
  * by its install function. A save/restore or migration starts a new
  * domain with an empty table and new backends: no grant survives, so a
  * frontend issues its ring's and its pages' grants again as it reconnects,
- * and under PV the old table's frames, Xen's and not in our p2m, must be
- * unmapped before the save, as the toolstack cannot name them. */
+ * into a table set up and mapped again for the new domain. */
 #ifndef XEN_GRANT_TABLE_H
 #define XEN_GRANT_TABLE_H
 
