@@ -294,7 +294,7 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
 }
 
 /* Fails every request in flight: the backend will answer none of them. */
-static void fail_in_flight(enum xenbus_state back)
+static void fail_in_flight(const char *what, const char *detail)
 {
     struct done done[SLOTS];
     unsigned n = 0;
@@ -305,9 +305,9 @@ static void fail_in_flight(enum xenbus_state back)
         if (front.slots[id].busy)
             done[n++] = (struct done){finish_slot(id, BLOCK_ENODEV), BLOCK_ENODEV};
     spin_unlock_irqrestore(&front.lock, flags);
-    kprintf("blkfront: backend %s went %s with %u requests in flight: they fail, as every "
+    kprintf("blkfront: backend %s %s %s with %u requests in flight: they fail, as every "
             "request from now on\n",
-            front.xb.backend, xenbus_state_name(back), n);
+            front.xb.backend, what, detail, n);
     for (unsigned i = 0; i < n; i++)
         block_complete(&front.dev, done[i].r, done[i].status);
     if (front.xb.state == XenbusStateConnected)
@@ -318,12 +318,15 @@ static void fail_in_flight(enum xenbus_state back)
 
 /* Responses are all the backend sends: one that leaves Connected (a
  * detach, a crash, a close) just stops answering. So once requests wait
- * longer than STALL_NS the watchdog asks xenstore where the backend is. */
+ * longer than STALL_NS the watchdog asks xenstore where the backend is.
+ * EACCES: the node is not ours to read, as an old domain's backend is
+ * not after a resume; other errors (a busy client) may pass. */
 static void watchdog(void *arg)
 {
     (void)arg;
     while (!front.gone) {
         enum xenbus_state back;
+        const char *err;
         sleep_until(time_now_ns() + WATCH_NS);
         if (fault == FAULT_CLOSE && !front.fault_done &&
             front.dev.stats.requests >= FAULT_CLOSE_AFTER) {
@@ -337,8 +340,11 @@ static void watchdog(void *arg)
         if (__atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
             time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS)
             continue;
-        if (!xenbus_backend_state(&front.xb, &back) && back != XenbusStateConnected)
-            fail_in_flight(back);
+        err = xenbus_backend_state(&front.xb, &back);
+        if (err && strcmp(err, "EACCES") == 0)
+            fail_in_flight("is out of reach", "(EACCES)");
+        else if (!err && back != XenbusStateConnected)
+            fail_in_flight("went", xenbus_state_name(back));
     }
 }
 
