@@ -11,6 +11,7 @@
 
 #include "kernel/exit.h"
 #include "kernel/live_patch.h"
+#include "kernel/sched.h"
 #include "linux-user/bench-host/bench_host.h"
 #include "xen/backend.h"
 #include "xen/events.h"
@@ -83,4 +84,13 @@ void xen_evtchn_clear(evtchn_port_t port)
 uint64_t xen_local_now_ns(void)
 {
     unreached("xen_local_now_ns");
+}
+
+/* One thread and no scheduler: a lock holder has nothing to be preempted by. */
+void sched_preempt_disable(void)
+{
+}
+
+void sched_preempt_enable(void)
+{
 }

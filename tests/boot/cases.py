@@ -265,10 +265,23 @@ CASES += [
     sched_boot("sched-icount", ["--icount"], "pv.repatch_test=20",
                expect=repatch_expect(1, 20, 3)),
     sched_boot("sched-mem-32", ["--mem", "32"]),
-    # Xen's pv spinlock blocks a contended waiter in SCHEDOP_poll.
+    # Xen's pv spinlock is the queued lock; the self-test's lock, the one
+    # whose holder may be preempted, never queues, so never blocks.
     sched_boot("sched-xen", ["--xen"], method="xen-pv", timeout=XEN_TIMEOUT,
-               expect=[r"^sched: contended xen blocking ticket lock kept 16 increments exact "
+               expect=[r"^sched: round robin, 10 ms slices, xen pv qspinlock spinlocks$",
+                       r"^sched: contended xen pv qspinlock lock kept 16 increments exact "
+                       r"\(waiters blocked 0 times\)$"]),
+    # xen.lock=ticket: the ticket lock, whose waiter blocks in SCHEDOP_poll.
+    sched_boot("sched-xen-ticket-lock", ["--xen"], cmdline="xen.lock=ticket", method="xen-pv",
+               timeout=XEN_TIMEOUT,
+               expect=[r"^sched: round robin, 10 ms slices, xen blocking ticket spinlocks$",
+                       r"^sched: contended xen blocking ticket lock kept 16 increments exact "
                        r"\(waiters blocked [1-9]\d* times\)$"]),
+    # The choice of Xen's lock means nothing natively.
+    dict(name="xen-lock-native", cmdline="xen.lock=ticket",
+         expect=[r"^cmdline: option xen\.lock does not apply to this platform$"], reject=NOT_RUN,
+         last_line=CMDLINE_FAIL + r"option xen\.lock does not apply to this platform$",
+         status="cmdline"),
     sched_boot("sched-xen-unpatched", ["--xen"], cmdline="pv.patch=off", method="xen-pv",
                expect=[UNPATCHED], timeout=XEN_TIMEOUT),
 ]
