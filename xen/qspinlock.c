@@ -1,8 +1,9 @@
 /* Xen's pv queued spinlock: the lock word of kernel/qspinlock.h, an MCS
  * queue of per-CPU nodes behind it, and waiters that block. A ticket lock
  * hands the lock to the next ticket whether or not its vCPU runs; here
- * the lock goes to whichever waiter takes it first, and only the queue's
- * head competes, so a descheduled waiter holds up no one.
+ * only the queue's head competes for the word, and while it is not
+ * claiming it (the pending bit) an arrival may take the lock first, so a
+ * waiter whose vCPU Xen has descheduled holds up no one for long.
  *
  * A waiter spins a bounded time, then blocks (xen/lock.c): the head after
  * turning the locked byte from Q_LOCKED to Q_SLOW, which tells the
@@ -39,23 +40,25 @@ static struct qnode *node_of(uint16_t tail)
     return &qnodes[(tail >> 2) - 1][tail & 3];
 }
 
-/* The first waiter behind a holder, with no queue: it waits on the locked
- * byte alone, for a while, then queues. Only it clears the pending bit. */
-static bool pending_wait(struct spinlock *l)
+/* While a queue waits and its head has not claimed the lock (pending),
+ * an arrival may take a free lock ahead of it, for a while, before it
+ * queues: so a head whose vCPU Xen has descheduled holds up only itself
+ * (Linux's pv_hybrid_queued_unfair_trylock). */
+static bool steal(struct spinlock *l)
 {
-    uint32_t seen = Q_LOCKED;
-
-    if (!__atomic_compare_exchange_n(&l->val, &seen, Q_LOCKED | Q_PENDING, false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED))
-        return false;
     for (unsigned spins = 0; spins < SPINS_BEFORE_BLOCKING; spins++) {
-        if (!__atomic_load_n(&l->locked, __ATOMIC_ACQUIRE)) {
-            __atomic_fetch_add(&l->val, Q_LOCKED - Q_PENDING, __ATOMIC_ACQUIRE);
-            return true;
+        uint32_t v = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+        uint8_t free = 0;
+        if (!(v & Q_LOCKED_PENDING_MASK)) {
+            if (__atomic_compare_exchange_n(&l->locked, &free, Q_LOCKED, false, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED))
+                return true;
+            continue;
         }
+        if (!(v >> Q_TAIL_SHIFT) || (v & Q_PENDING))
+            return false;
         __builtin_ia32_pause();
     }
-    __atomic_fetch_and(&l->val, ~Q_PENDING, __ATOMIC_RELAXED);
     return false;
 }
 
@@ -110,26 +113,31 @@ static void hand_over(struct spinlock *l, struct qnode *n)
         __atomic_store_n(&l->locked, Q_SLOW, __ATOMIC_SEQ_CST);
 }
 
-/* As head: waits for the holder and the pending waiter to go, then takes
- * the lock, and the tail with it if no one queued behind. */
+/* As head: claims the lock with the pending bit, so no arrival steals it,
+ * and takes it once free, and the tail with it if no one queued behind;
+ * before blocking it gives the claim up, so that others keep the lock
+ * moving while its vCPU is away. */
 static void take_as_head(struct spinlock *l, struct qnode *n, uint16_t me)
 {
     __atomic_store_n(&n->head, 1, __ATOMIC_SEQ_CST);
     for (;;) {
+        __atomic_fetch_or(&l->val, Q_PENDING, __ATOMIC_RELAXED);
         for (unsigned spins = 0; spins < SPINS_BEFORE_BLOCKING; spins++) {
             uint32_t v = __atomic_load_n(&l->val, __ATOMIC_ACQUIRE);
-            if (v & Q_LOCKED_PENDING_MASK) {
+            if (v & Q_LOCKED) {
                 __builtin_ia32_pause();
                 continue;
             }
             bool last = (v >> Q_TAIL_SHIFT) == me;
-            if (__atomic_compare_exchange_n(&l->val, &v, last ? Q_LOCKED : v | Q_LOCKED, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            uint32_t mine = last ? Q_LOCKED : (v & ~Q_PENDING) | Q_LOCKED;
+            if (__atomic_compare_exchange_n(&l->val, &v, mine, false, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED)) {
                 if (!last)
                     hand_over(l, n);
                 return;
             }
         }
+        __atomic_fetch_and(&l->val, ~Q_PENDING, __ATOMIC_RELAXED);
         halt_as_head(l, n);
     }
 }
@@ -139,8 +147,7 @@ static void take_as_head(struct spinlock *l, struct qnode *n, uint16_t me)
  * next node and gives it back before returning. */
 void xen_qspinlock_wait(struct spinlock *l, uint32_t seen)
 {
-    if (seen == Q_LOCKED && pending_wait(l))
-        return;
+    (void)seen;
     unsigned cpu = cpu_index();
     unsigned idx = qnode_depth[cpu]++;
     if (idx >= NODES_PER_CPU)
@@ -149,7 +156,7 @@ void xen_qspinlock_wait(struct spinlock *l, uint32_t seen)
     n->next = NULL;
     n->head = n->halted = 0;
     __atomic_store_n(&n->lock, l, __ATOMIC_SEQ_CST);
-    if (!queued_trylock(l)) {
+    if (!steal(l)) {
         uint16_t me = tail_of(cpu, idx);
         uint16_t prev = __atomic_exchange_n(&l->tail, me, __ATOMIC_ACQ_REL);
         if (prev) {
