@@ -51,7 +51,7 @@ static struct thread boot_thread = {.name = "main",
 static struct thread_list run_queue; /* RUNNABLE threads, next to run first */
 static struct thread_list sleepers;  /* SLEEPING threads, earliest wake_ns first */
 static uint64_t slice_ns;
-static uint64_t preemptions, switches;
+static uint64_t preemptions, switches, deferrals;
 
 /* What the scheduler keeps per CPU (percpu's current aside). */
 struct sched_cpu {
@@ -177,6 +177,7 @@ static void sched_tick(void)
         first_runnable_here() && (slice_over || current == c->idle || current->preempt_missed);
     if (preempt && current->no_preempt) {
         current->preempt_missed = true; /* sched_preempt_enable yields */
+        deferrals++;
     } else if (preempt) {
         current->preempt_missed = false;
         if (current != c->idle)
@@ -379,6 +380,11 @@ struct thread *thread_current(void)
 uint64_t sched_preemptions(void)
 {
     return preemptions;
+}
+
+uint64_t sched_preemptions_deferred(void)
+{
+    return deferrals;
 }
 
 uint64_t sched_switches(void)

@@ -58,6 +58,10 @@ void sched_preempt_enable(void);
 /* How many times the tick took the CPU from a running thread. */
 uint64_t sched_preemptions(void);
 
+/* How many times a tick that would have preempted found preemption off,
+ * a spin_lock() held: each such preemption waited for the unlock. */
+uint64_t sched_preemptions_deferred(void);
+
 /* How many context switches there have been. */
 uint64_t sched_switches(void);
 

@@ -20,6 +20,8 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
+  image      'pv', the image run_boot_tests is given, or 'nopv', the
+             PARAVIRT=n build beside it (its nopv/ sibling)       (default 'pv')
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -773,6 +775,20 @@ def contended_lines(text):
         return "lock_contended's mean line: %s" % mean
     return None
 
+
+# Every spin_lock() holder is unpreemptible (kernel/spinlock.h): with a tick
+# each millisecond, ticks land while wl_cycle's mutators hold vm_lock, and
+# each such preemption waits for the unlock. Were the holder preemptible,
+# every waiter on its CPU would spin a whole slice per hand-over, a convoy
+# that does not end (this case's time-out); channel_pingpong first, as in
+# make bench ICOUNT=1's native-nopv boot, where the convoy was found.
+CASES += [
+    dict(name="lock-convoy", image="nopv", args=["--icount"],
+         cmdline="bench=channel_pingpong,wl_cycle sched.slice_ms=1",
+         expect=[r"^bench: detail=wl_cycle faults=[1-9]\d* preemptions_deferred=[1-9]\d*$",
+                 r"^bench: name=wl_cycle config=native-nopv iters=\d+ reps=\d+ "],
+         reject=CLEAN, last_line=PASS, status=0, timeout=90),
+]
 
 CASES += [
     dict(name="bench-contended", args=["--smp", "2"],
