@@ -796,6 +796,38 @@ CASES += [
          reject=CLEAN, last_line=PASS, status=0),
 ]
 
+# Xen's pv queued lock under 3:1 overcommit (6 vCPUs on 2 physical CPUs):
+# every acquisition made, the lock named, and its waiters both blocked in
+# SCHEDOP_poll and were kicked out of it by an unlock.
+def qspinlock_lines(text):
+    try:
+        mean = [d for d in result_lines.details(text, "lock_contended") if "mean" in d]
+        reps = [d for d in result_lines.details(text, "lock_contended") if "rep" in d]
+    except result_lines.ResultLineError as e:
+        return str(e)
+    if len(mean) != 1 or len(reps) != 5:
+        return "lock_contended's lines: %d mean, %d repetitions" % (len(mean), len(reps))
+    m = mean[0]
+    if (m["threads"], m["cpus"], m["lock"]) != (6, 6, "xen pv qspinlock"):
+        return "lock_contended's mean line: %s" % m
+    if any(r["acquisitions"] != 6 * 2000 for r in reps):
+        return "a repetition fell short of 6 x 2000 acquisitions: %s" % reps
+    if not (m["blocked"] > 0 and m["kicked"] > 0):
+        return "no waiter both blocked and was kicked: blocked=%s kicked=%s" % (m["blocked"],
+                                                                              m["kicked"])
+    return None
+
+
+CASES += [
+    dict(name="xen-qspinlock-overcommit", args=["--xen", "--smp", "6", "--host-cpus", "2",
+                                                "--icount"],
+         cmdline="bench=lock_contended bench.iters=2000 bench.reps=5", check=qspinlock_lines,
+         expect=[r"^patchbay: booting via xen-pv$"] + SCHED_SELFTEST + [
+             r"^sched: round robin, 10 ms slices, xen pv qspinlock spinlocks$",
+             r"^bench: name=lock_contended config=xen-pv-patched\+xen\.mmu=batch\+smp6 "],
+         reject=CLEAN, last_line=PASS, status=0, timeout=240),
+]
+
 # fault.cpu=1: a thread on the second CPU commits the fault, and the run
 # still ends with a dump naming that CPU, one verdict and a failure status,
 # through each door. A CPU that is not online is said so in one line.
