@@ -29,6 +29,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
 #include "kernel/sched_core.h"
 #include "kernel/smp.h"
 #include "kernel/thread_list.h"
@@ -197,23 +198,22 @@ void thread_yield(void)
     raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-/* Before sched_init a CPU has no thread, and nothing to switch to. */
 void sched_preempt_disable(void)
 {
-    struct thread *t = thread_current();
+    preempt_disable();
+}
 
-    if (t)
-        t->no_preempt++;
+void sched_preempt_enable(void)
+{
+    preempt_enable();
 }
 
 /* With interrupts off (an irqsave lock still held, a handler) the yield
  * waits: the next tick takes the missed preemption instead. */
-void sched_preempt_enable(void)
+void sched_preempt_missed(void)
 {
-    struct thread *t = thread_current();
-
-    if (t && --t->no_preempt == 0 && t->preempt_missed && (irq_save_flags() & X86_EFLAGS_IF)) {
-        t->preempt_missed = false;
+    if (irq_save_flags() & X86_EFLAGS_IF) {
+        current->preempt_missed = false;
         thread_yield();
     }
 }

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/preempt.h"
 #include "kernel/qspinlock.h"
-#include "kernel/sched.h"
 #include "kernel/ticket_lock.h"
 #include "pv/irq.h"
 #include "pv/lock_ops.h"
@@ -53,14 +53,14 @@ void raw_spin_unlock(struct spinlock *l)
 
 void spin_lock(struct spinlock *l)
 {
-    sched_preempt_disable();
+    preempt_disable();
     raw_spin_lock(l);
 }
 
 void spin_unlock(struct spinlock *l)
 {
     raw_spin_unlock(l);
-    sched_preempt_enable();
+    preempt_enable();
 }
 
 /* A queued waiter holds a per-CPU node, which a thread preempted while
@@ -110,7 +110,7 @@ unsigned long spin_lock_irqsave(struct spinlock *l)
 {
     unsigned long flags = irq_save();
 
-    sched_preempt_disable();
+    preempt_disable();
     raw_spin_lock(l);
     return flags;
 }
@@ -121,7 +121,7 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
 {
     raw_spin_unlock(l);
     irq_restore(flags);
-    sched_preempt_enable();
+    preempt_enable();
 }
 
 unsigned long raw_spin_lock_irqsave(struct spinlock *l)

@@ -11,7 +11,7 @@
 
 #include "kernel/exit.h"
 #include "kernel/live_patch.h"
-#include "kernel/sched.h"
+#include "kernel/preempt.h"
 #include "linux-user/bench-host/bench_host.h"
 #include "xen/backend.h"
 #include "xen/events.h"
@@ -86,11 +86,9 @@ uint64_t xen_local_now_ns(void)
     unreached("xen_local_now_ns");
 }
 
-/* One thread and no scheduler: a lock holder has nothing to be preempted by. */
-void sched_preempt_disable(void)
+/* No thread in the per-CPU area (vcpu.c), so a lock's preemption count
+ * is never kept and no preemption is ever missed. */
+void sched_preempt_missed(void)
 {
-}
-
-void sched_preempt_enable(void)
-{
+    unreached("sched_preempt_missed");
 }
