@@ -21,7 +21,9 @@
  *
  * The clock is read only around an acquisition that finds the lock taken,
  * and outside the critical section: a PVH or PV domU guest's rdtsc traps
- * into Xen (clock_read), which must not stretch every hold. */
+ * into Xen (clock_read), which must not stretch every hold. Each line
+ * says how many acquisitions did (contended), so what those reads add
+ * to the figure can be worked out. */
 #include "bench/bench.h"
 #include "bench/loop.h"
 #include "kernel/console.h"
@@ -49,12 +51,13 @@ static struct {
     uint64_t waited;     /* TSC from finding the lock taken to releasing it, over every thread */
     uint64_t made;       /* acquisitions, over every thread */
     uint64_t long_waits; /* of those waits, the ones of LONG_WAIT_TICKS or more */
+    uint64_t contended;  /* acquisitions that found the lock taken: each read the clock twice */
     uint64_t blocked, kicked; /* the pv lock's counters at the start, then the change */
 } c;
 
 /* One repetition's figures; record 0 is the warm-up. */
 struct contended_record {
-    uint64_t elapsed, made, waited, long_waits, blocked, kicked;
+    uint64_t elapsed, made, waited, long_waits, blocked, kicked, contended;
 };
 
 static struct contended_record records[RECORDS];
@@ -85,7 +88,7 @@ static void start_together(void)
  * finishes its n. */
 static void take_lock_repeatedly(void *arg)
 {
-    uint64_t rounds = (uint64_t)arg, waited = 0, long_waits = 0, made = 0, end, last;
+    uint64_t rounds = (uint64_t)arg, waited = 0, long_waits = 0, contended = 0, made = 0, end, last;
     volatile uint64_t outside = 0;
 
     start_together();
@@ -104,6 +107,7 @@ static void take_lock_repeatedly(void *arg)
             uint64_t wait = bench_cycles() - t0;
             waited += wait;
             long_waits += wait >= LONG_WAIT_TICKS;
+            contended++;
         }
         for (unsigned s = 0; s < OUTSIDE_STEPS; s++)
             outside++;
@@ -112,6 +116,7 @@ static void take_lock_repeatedly(void *arg)
     __atomic_add_fetch(&c.waited, waited, __ATOMIC_RELAXED);
     __atomic_add_fetch(&c.made, made, __ATOMIC_RELAXED);
     __atomic_add_fetch(&c.long_waits, long_waits, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c.contended, contended, __ATOMIC_RELAXED);
     last = __atomic_load_n(&c.last_end, __ATOMIC_RELAXED);
     while (end > last && !__atomic_compare_exchange_n(&c.last_end, &last, end, false,
                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -145,7 +150,7 @@ static uint64_t measure_contended(uint64_t n)
 
     c.threads = threads_used;
     c.arrived = c.finished = 0;
-    c.start = c.last_end = c.waited = c.made = c.long_waits = 0;
+    c.start = c.last_end = c.waited = c.made = c.long_waits = c.contended = 0;
     for (unsigned i = 0; i < threads_used; i++) {
         t[i] = thread_create_on(i, "lock-contender", take_lock_repeatedly, (void *)n);
         started += t[i] != NULL;
@@ -161,7 +166,8 @@ static uint64_t measure_contended(uint64_t n)
                                                    .waited = c.waited,
                                                    .long_waits = c.long_waits,
                                                    .blocked = c.blocked,
-                                                   .kicked = c.kicked};
+                                                   .kicked = c.kicked,
+                                                   .contended = c.contended};
     calls++;
     return c.made ? (c.last_end - c.start) * n / c.made : 0;
 }
@@ -184,9 +190,9 @@ static const char *check_contended(void)
         if (!x->made)
             return "a repetition made no acquisitions";
         kprintf("bench: detail=lock_contended rep=%u per_acq=%lu unit=%s acquisitions=%lu "
-                "long_waits=%lu long_wait=%u blocked=%lu kicked=%lu\n",
+                "long_waits=%lu long_wait=%u blocked=%lu kicked=%lu contended=%lu\n",
                 r, x->elapsed / x->made, tsc_unit(), x->made, x->long_waits, LONG_WAIT_TICKS,
-                x->blocked, x->kicked);
+                x->blocked, x->kicked, x->contended);
         elapsed += x->elapsed, made += x->made, waited += x->waited;
         long_waits += x->long_waits, blocked += x->blocked, kicked += x->kicked;
     }

@@ -29,6 +29,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
 #include "kernel/sched_core.h"
 #include "kernel/smp.h"
 #include "kernel/thread_list.h"
@@ -51,7 +52,7 @@ static struct thread boot_thread = {.name = "main",
 static struct thread_list run_queue; /* RUNNABLE threads, next to run first */
 static struct thread_list sleepers;  /* SLEEPING threads, earliest wake_ns first */
 static uint64_t slice_ns;
-static uint64_t preemptions, switches;
+static uint64_t preemptions, switches, deferrals;
 
 /* What the scheduler keeps per CPU (percpu's current aside). */
 struct sched_cpu {
@@ -166,52 +167,60 @@ static void sched_tick(void)
 {
     uint64_t now = time_now_ns();
 
-    spin_lock(&sched_lock);
+    raw_spin_lock(&sched_lock);
     struct sched_cpu *c = this_sched();
     wake_sleepers(now);
     bool slice_over = now >= c->next_tick_ns;
     if (slice_over)
         c->next_tick_ns = now + slice_ns;
     arm_timer();
-    bool preempt = first_runnable_here() && (slice_over || current == c->idle);
+    bool preempt =
+        first_runnable_here() && (slice_over || current == c->idle || current->preempt_missed);
     if (preempt && current->no_preempt) {
         current->preempt_missed = true; /* sched_preempt_enable yields */
+        deferrals++;
     } else if (preempt) {
+        current->preempt_missed = false;
         if (current != c->idle)
             preemptions++;
         requeue_current();
         switch_away();
     }
-    spin_unlock(&sched_lock);
+    raw_spin_unlock(&sched_lock);
 }
 
 void thread_yield(void)
 {
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
 
     requeue_current();
     switch_away();
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 void sched_preempt_disable(void)
 {
-    thread_current()->no_preempt++;
+    preempt_disable();
 }
 
 void sched_preempt_enable(void)
 {
-    struct thread *t = thread_current();
+    preempt_enable();
+}
 
-    if (--t->no_preempt == 0 && t->preempt_missed) {
-        t->preempt_missed = false;
+/* With interrupts off (an irqsave lock still held, a handler) the yield
+ * waits: the next tick takes the missed preemption instead. */
+void sched_preempt_missed(void)
+{
+    if (irq_save_flags() & X86_EFLAGS_IF) {
+        current->preempt_missed = false;
         thread_yield();
     }
 }
 
 void sleep_until(uint64_t deadline_ns)
 {
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
 
     if (time_now_ns() < deadline_ns) {
         current->wake_ns = deadline_ns;
@@ -221,7 +230,7 @@ void sleep_until(uint64_t deadline_ns)
             arm_timer();
         switch_away();
     }
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 void sched_block_locked(void)
@@ -239,10 +248,10 @@ void sched_wake_locked(struct thread *t)
 
 void sched_make_runnable(struct thread *t)
 {
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
 
     enqueue(t);
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 /* The lock is not released: the next thread to run does that, once this
@@ -250,7 +259,7 @@ void sched_make_runnable(struct thread *t)
  * stack is free. */
 void thread_exit(void)
 {
-    spin_lock_irqsave(&sched_lock);
+    raw_spin_lock_irqsave(&sched_lock);
     if (current == &boot_thread || current == this_sched()->idle)
         panic("sched: thread %s cannot exit", current->name);
     current->state = THREAD_DEAD;
@@ -262,7 +271,7 @@ void thread_exit(void)
 
 void sched_wait_dead(struct thread *t)
 {
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
 
     if (t->joiner && t->joiner != current)
         panic("sched: thread %s joined by two threads", t->name);
@@ -271,12 +280,12 @@ void sched_wait_dead(struct thread *t)
         sched_block_locked();
     }
     t->joiner = 0;
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 void sched_finish_first_switch(void)
 {
-    spin_unlock(&sched_lock);
+    raw_spin_unlock(&sched_lock);
 }
 
 /* Before halting, an idle CPU watches the run queue for a while (halt
@@ -310,13 +319,13 @@ static void idle_loop(void *unused)
     for (;;) {
         poll_for_work();
         irq_disable();
-        spin_lock(&sched_lock);
+        raw_spin_lock(&sched_lock);
         bool nothing_to_run = !first_runnable_here();
         if (nothing_to_run)
             halted_cpus |= 1u << cpu_index();
         else
             halted_cpus &= ~(1u << cpu_index());
-        spin_unlock(&sched_lock);
+        raw_spin_unlock(&sched_lock);
         if (nothing_to_run) {
             safe_halt();
         } else {
@@ -344,21 +353,21 @@ void sched_init(void)
         panic("sched: no stack slot for the idle thread");
     slice_ns = slice_ms * NSEC_PER_MSEC;
     current = &boot_thread;
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
     timer_set_callback(sched_tick);
     sched_cpu_init(idle);
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
     irq_enable();
     kprintf("sched: round robin, %lu ms slices, %s spinlocks\n", slice_ms, spin_lock_kind());
 }
 
 void sched_run_idle(struct thread *idle)
 {
-    spin_lock(&sched_lock);
+    raw_spin_lock(&sched_lock);
     idle->state = THREAD_RUNNING;
     current = idle;
     sched_cpu_init(idle);
-    spin_unlock(&sched_lock);
+    raw_spin_unlock(&sched_lock);
     idle_loop(0);
     panic("sched: the idle loop returned");
 }
@@ -371,6 +380,11 @@ struct thread *thread_current(void)
 uint64_t sched_preemptions(void)
 {
     return preemptions;
+}
+
+uint64_t sched_preemptions_deferred(void)
+{
+    return deferrals;
 }
 
 uint64_t sched_switches(void)

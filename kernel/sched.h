@@ -48,14 +48,19 @@ void stack_check(void);
 
 /* Keeps the running thread from being preempted until the matching
  * enable, interrupts left on; a slice that ends meanwhile ends at the
- * enable. For a lock whose holder must not be preempted: on one CPU a
- * ticket lock's waiters would otherwise each spin a whole slice per
- * hand-over, a convoy that does not break up (mm/vm.c). */
+ * enable, or at the next tick if interrupts are off then. Nests. Every
+ * spin_lock() holder runs so (kernel/spinlock.h): on one CPU a ticket
+ * lock's waiters would otherwise each spin a whole slice per hand-over,
+ * a convoy that does not break up. */
 void sched_preempt_disable(void);
 void sched_preempt_enable(void);
 
 /* How many times the tick took the CPU from a running thread. */
 uint64_t sched_preemptions(void);
+
+/* How many times a tick that would have preempted found preemption off,
+ * a spin_lock() held: each such preemption waited for the unlock. */
+uint64_t sched_preemptions_deferred(void);
 
 /* How many context switches there have been. */
 uint64_t sched_switches(void);

@@ -143,18 +143,19 @@ static struct spinlock contended;
 static volatile uint64_t guarded_count;
 
 /* A slow, non-atomic increment under the lock: a lost update shows a
- * broken lock. Interrupts stay on, so the holder gets preempted. */
+ * broken lock. Interrupts stay on and the lock is the one preemptible
+ * kind, so the holder gets preempted. */
 static void hold_and_increment(void *arg)
 {
     (void)arg;
     for (int i = 0; i < LOCK_ROUNDS; i++) {
-        spin_lock(&contended);
+        spin_lock_preemptible(&contended);
         uint64_t seen = guarded_count;
         uint64_t until = time_now_ns() + LOCK_HOLD_NS;
         while (time_now_ns() < until)
             ;
         guarded_count = seen + 1;
-        spin_unlock(&contended);
+        spin_unlock_preemptible(&contended);
     }
 }
 

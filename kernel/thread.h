@@ -1,5 +1,6 @@
 /* A kernel thread: what the scheduler knows about it. The scheduler's own
- * files (kernel/sched.c, kernel/thread.c, kernel/wait_queue.c) use the
+ * files (kernel/sched.c, kernel/thread.c, kernel/wait_queue.c,
+ * kernel/preempt.h) use the
  * fields; everyone else holds a struct thread * and calls kernel/sched.h. */
 #ifndef KERNEL_THREAD_H
 #define KERNEL_THREAD_H

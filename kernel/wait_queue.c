@@ -8,11 +8,11 @@
  * sched_lock, which the next thread releases. */
 void wait_queue_sleep(struct wait_queue *wq, struct spinlock *lock)
 {
-    spin_lock(&sched_lock);
+    raw_spin_lock(&sched_lock);
     thread_list_push_back(&wq->waiters, thread_current());
     spin_unlock(lock);
     sched_block_locked();
-    spin_unlock(&sched_lock);
+    raw_spin_unlock(&sched_lock);
     spin_lock(lock);
 }
 
@@ -22,10 +22,10 @@ static void wake(struct wait_queue *wq, int how_many)
 {
     if (thread_list_empty(&wq->waiters))
         return;
-    unsigned long flags = spin_lock_irqsave(&sched_lock);
+    unsigned long flags = raw_spin_lock_irqsave(&sched_lock);
     for (int i = 0; i != how_many && !thread_list_empty(&wq->waiters); i++)
         sched_wake_locked(thread_list_pop_front(&wq->waiters));
-    spin_unlock_irqrestore(&sched_lock, flags);
+    raw_spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 void wait_queue_wake_one(struct wait_queue *wq)

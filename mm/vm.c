@@ -30,12 +30,12 @@ static struct vma area_pool[VM_MAX_AREAS]; /* a slot is free while its end is 0 
 /* vm_lock is taken with interrupts as the caller has them, never turned
  * off for it: the holder may have to wait for every other CPU to flush
  * its TLB, which a CPU spinning here with interrupts off could never do.
- * Its holder is not preempted: mutators fault in a stream, and on one CPU
- * a preempted holder once left a queue of waiters that each spun a whole
- * slice per hand-over (wl_cycle under icount never ended). */
+ * Its holder is not preempted, as no spin_lock() holder is: mutators
+ * fault in a stream, and on one CPU a preempted holder once left a queue
+ * of waiters that each spun a whole slice per hand-over (wl_cycle under
+ * icount never ended). */
 void vm_lock_take(void)
 {
-    sched_preempt_disable();
     spin_lock(&vm_lock);
     vm_lock_holder = thread_current();
 }
@@ -44,7 +44,6 @@ void vm_lock_release(void)
 {
     vm_lock_holder = NULL;
     spin_unlock(&vm_lock);
-    sched_preempt_enable();
 }
 
 void vm_hold(void)

@@ -92,16 +92,27 @@ def distribution(result):
                         max(rep["kicked"] for rep in reps)))
 
 
-def ratio_spread(plain, pv):
-    """Plain spinning over the pv lock: at the medians of every repetition,
-    and its lowest and highest between the two configurations' run
-    medians, whichever run is set against whichever."""
-    low = min(plain["run_medians"]) / max(pv["run_medians"])
-    high = max(plain["run_medians"]) / min(pv["run_medians"])
-    return plain["median"] / pv["median"], low, high
+def ratio_spread(slow, fast):
+    """One configuration's time over another's: at the medians of every
+    repetition, and its lowest and highest between the two configurations'
+    run medians, whichever run is set against whichever."""
+    low = min(slow["run_medians"]) / max(fast["run_medians"])
+    high = max(slow["run_medians"]) / min(fast["run_medians"])
+    return slow["median"] / fast["median"], low, high
 
 
 PLATFORM_NAMES = {"xen-pv": "Xen PV", "xen-pvh": "Xen PVH"}
+# The locks a configuration can take, in the report's order: Xen's pv
+# queued lock (the default), its pv ticket lock, plain ticket spinning.
+QUEUED, TICKET, PLAIN = "pv qspinlock", "pv ticket", "plain spinning"
+KINDS = [QUEUED, TICKET, PLAIN]
+
+
+def kind(cfg):
+    """The lock a configuration measured, from its id's tags."""
+    if "+spinlock=off" in cfg["id"]:
+        return PLAIN
+    return TICKET if "+xen.lock=ticket" in cfg["id"] else QUEUED
 
 
 def fmt(v):
@@ -111,10 +122,9 @@ def fmt(v):
 def row(cfg, result):
     """A configuration's row: what it is, then its distribution."""
     d = distribution(result)
-    lock = "plain spinning" if "+spinlock=off" in cfg["id"] else "pv lock"
     return [
         "%s, %d on %d, %s" % (PLATFORM_NAMES.get(cfg["platform"], cfg["platform"]), cfg["smp"],
-                              cfg["host_cpus"] or cfg["smp"], lock),
+                              cfg["host_cpus"] or cfg["smp"], kind(cfg)),
         "%d × %d" % (d["runs"], d["reps"] // d["runs"]),
         result.get("unit", "ticks").replace("tsc_ticks", "TSC ticks"),
         "%s / **%s** / %s" % (fmt(d["min"]), fmt(d["median"]), fmt(d["max"])),
@@ -125,12 +135,37 @@ def row(cfg, result):
     ]
 
 
+def ratio_lines(by):
+    """Per platform and overcommitted vCPU count: each other lock against
+    the pv queued lock, and the queued lock against its own figure with
+    as many vCPUs as physical CPUs."""
+    out = []
+    for (platform, smp, host), locks in sorted(by.items()):
+        name, queued = PLATFORM_NAMES.get(platform, platform), locks.get(QUEUED)
+        if smp <= host or not queued:
+            continue
+        for other in (PLAIN, TICKET):
+            if other in locks:
+                mid, low, high = ratio_spread(locks[other], queued)
+                out.append("- %s, %d vCPUs on %d: %s takes **%.1fx** the pv qspinlock's machine "
+                           "time per acquisition at the medians, from %.1fx to %.1fx between the "
+                           "runs' medians." % (name, smp, host, other, mid, low, high))
+        alone = by.get((platform, host, host), {}).get(QUEUED)
+        if alone:
+            mid, low, high = ratio_spread(queued, alone)
+            out.append("- %s: the pv qspinlock on %d vCPUs over %d takes **%.1fx** its own time "
+                       "on %d over %d at the medians (%s against %s), from %.1fx to %.1fx "
+                       "between the runs' medians." % (name, smp, host, mid, host, host,
+                                                       fmt(queued["median"]),
+                                                       fmt(alone["median"]), low, high))
+    return out
+
+
 def section(pairs):
     """The report's lines on lock_contended with several CPUs under Xen, from
-    (configuration, result) pairs whose result has runs: a table, a ratio
-    per platform and CPU count with both locks, and what the spread is."""
-    pairs = sorted(pairs, key=lambda p: (p[0]["platform"], p[0]["smp"],
-                                         "+spinlock=off" in p[0]["id"]))
+    (configuration, result) pairs whose result has runs: a table, the
+    ratios of each platform's overcommitted boots, and what the spread is."""
+    pairs = sorted(pairs, key=lambda p: (p[0]["platform"], p[0]["smp"], KINDS.index(kind(p[0]))))
     if not pairs:
         return []
     long_wait = distribution(pairs[0][1])["long_wait"]
@@ -143,16 +178,11 @@ def section(pairs):
            "|" + " --- |" * 8]
     out += ["| " + " | ".join(row(cfg, result)) + " |" for cfg, result in pairs]
     out.append("")
-    by = {(cfg["platform"], cfg["smp"], "+spinlock=off" in cfg["id"]): distribution(result)
-          for cfg, result in pairs}
-    for (platform, smp, plain), d in sorted(by.items()):
-        pv = by.get((platform, smp, False))
-        if not plain or not pv:
-            continue
-        mid, low, high = ratio_spread(d, pv)
-        out.append("- %s, %d vCPUs: plain spinning takes **%.1fx** the pv lock's machine time "
-                   "per acquisition at the medians, from %.1fx to %.1fx between the runs' "
-                   "medians." % (PLATFORM_NAMES.get(platform, platform), smp, mid, low, high))
+    by = {}
+    for cfg, result in pairs:
+        key = (cfg["platform"], cfg["smp"], cfg["host_cpus"] or cfg["smp"])
+        by.setdefault(key, {})[kind(cfg)] = distribution(result)
+    out += ratio_lines(by)
     if any(result.get("unit") == "instructions" for _, result in pairs):
         out.append("- Under icount the repetitions differ in where Xen's time slices fall against "
                    "the lock (each starts where the last ended), the runs also in their start "

@@ -12,8 +12,9 @@
 
 #define XEN_PATCHED "xen-pv-patched+xen.mmu=batch"
 
-/* The 2008 pv spinlock's chain: spin_unlock() calls Xen's unlock through
- * the lock ops, whose seq_cst store is a locked xchg. */
+/* The pv spinlock's chain: spin_lock() takes Xen's queued lock with an
+ * inline cmpxchg, spin_unlock() calls its unlock through the lock ops,
+ * a locked cmpxchg of the locked byte. */
 static void lock_through_xen_ops(void)
 {
     pv_lock_ops = xen_lock_ops;
@@ -92,8 +93,8 @@ const struct form forms[] = {
     {BENCH("call/static", "call_static")},
     /* The 2008 comparison: the kernel's lock benchmark, two ways. */
     {.name = "spin_lock_unlock/pv-chain",
-     .what = "`spin_lock(); spin_unlock()` through `xen_lock_ops`: call, call through the ops, "
-             "`xchg`, ret, ret",
+     .what = "`spin_lock(); spin_unlock()` with `xen_lock_ops`: call, `lock cmpxchg`, ret; "
+             "call, call through the ops, `lock cmpxchg`, ret, ret",
      KERNEL("spin_lock_unlock", XEN_PATCHED),
      .bench = "spin_lock_unlock",
      .setup = lock_through_xen_ops},

@@ -11,6 +11,7 @@
 
 #include "kernel/exit.h"
 #include "kernel/live_patch.h"
+#include "kernel/preempt.h"
 #include "linux-user/bench-host/bench_host.h"
 #include "xen/backend.h"
 #include "xen/events.h"
@@ -83,4 +84,11 @@ void xen_evtchn_clear(evtchn_port_t port)
 uint64_t xen_local_now_ns(void)
 {
     unreached("xen_local_now_ns");
+}
+
+/* No thread in the per-CPU area (vcpu.c), so a lock's preemption count
+ * is never kept and no preemption is ever missed. */
+void sched_preempt_missed(void)
+{
+    unreached("sched_preempt_missed");
 }

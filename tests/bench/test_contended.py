@@ -86,22 +86,32 @@ def test_pool_and_report():
           pooled)
     pv = dict(result(), runs=[run_of([500, 600, 700], blocked=4), run_of([540, 560, 580], 4)])
     plain = dict(result(), runs=[run_of([1000, 1200, 1400]), run_of([900, 1100, 1300], 0, 0)])
+    ticket = dict(result(), runs=[run_of([800, 900, 1000], 9)])
+    alone = dict(result(), runs=[run_of([400, 475, 500]), run_of([470, 480, 490])])
     cfg = dict(platform="xen-pv", smp=4, host_cpus=2)
     lines = bench_contended.section([(dict(cfg, id="xen-pv-patched+spinlock=off+smp4"), plain),
-                                     (dict(cfg, id="xen-pv-patched+smp4"), pv)])
+                                     (dict(cfg, id="xen-pv-patched+xen.lock=ticket+smp4"), ticket),
+                                     (dict(cfg, id="xen-pv-patched+smp4"), pv),
+                                     (dict(cfg, id="xen-pv-patched+smp2", smp=2, host_cpus=None),
+                                      alone)])
     table = [line for line in lines if line.startswith("| Xen PV")]
-    check("report: a row per configuration, the pv lock first",
-          len(table) == 2 and table[0].startswith("| Xen PV, 4 on 2, pv lock | 2 × 3 |")
-          and table[1].startswith("| Xen PV, 4 on 2, plain spinning | 2 × 3 |"), table)
+    check("report: a row per configuration, by vCPUs, the queued lock first",
+          len(table) == 4 and table[0].startswith("| Xen PV, 2 on 2, pv qspinlock | 2 × 3 |")
+          and table[1].startswith("| Xen PV, 4 on 2, pv qspinlock | 2 × 3 |")
+          and table[2].startswith("| Xen PV, 4 on 2, pv ticket | 1 × 3 |")
+          and table[3].startswith("| Xen PV, 4 on 2, plain spinning | 2 × 3 |"), table)
     check("report: min, median, max over all repetitions and each run's median",
-          "| 500 / **570** / 700 | 600, 560 |" in table[0]
-          and "| 900 / **1150** / 1400 | 1200, 1100 |" in table[1], table)
+          "| 500 / **570** / 700 | 600, 560 |" in table[1]
+          and "| 900 / **1150** / 1400 | 1200, 1100 |" in table[3], table)
     check("report: repetitions with a long wait, blocked and kicked per repetition",
-          table[0].endswith("| 6 of 6 (1) | 4 (4) | 4 (4) |")
-          and table[1].endswith("| 3 of 6 (0) | 0 (0) | 0 (0) |"), table)
-    ratio = [line for line in lines if "plain spinning takes" in line]
-    check("report: the ratio at the medians and between the runs' medians",
-          len(ratio) == 1 and "**2.0x**" in ratio[0] and "from 1.8x to 2.1x" in ratio[0], ratio)
+          table[1].endswith("| 6 of 6 (1) | 4 (4) | 4 (4) |")
+          and table[3].endswith("| 3 of 6 (0) | 0 (0) | 0 (0) |"), table)
+    ratio = [line for line in lines if "takes **" in line]
+    check("report: plain and ticket against the queued lock, and it against its 2-on-2 figure",
+          len(ratio) == 3 and "plain spinning takes **2.0x**" in ratio[0]
+          and "from 1.8x to 2.1x" in ratio[0] and "pv ticket takes **1.6x**" in ratio[1]
+          and "takes **1.2x** its own time on 2 over 2" in ratio[2]
+          and "(570 against 478)" in ratio[2], ratio)
     check("report: nothing without runs", bench_contended.section([]) == [])
 
 

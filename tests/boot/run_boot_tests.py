@@ -37,9 +37,9 @@ import imports  # noqa: E402
 RUN_TOOL = imports.tool("run")
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
-          "check", "verdicts", "stderr"}
+          "check", "verdicts", "stderr", "image"}
 DEFAULTS = dict(args=[], cmdline="", expect=[], reject=[], last_line=None, status=0,
-                timeout=60, check=None, verdicts=1, stderr=[])
+                timeout=60, check=None, verdicts=1, stderr=[], image="pv")
 # The one line that ends every run, the kernel's or tools/run's; in the
 # raw console, a verdict wherever it is on its line.
 VERDICT = re.compile(r"^patchbay: (PASS|FAIL)\b", re.MULTILINE)
@@ -73,6 +73,8 @@ def normalise(case):
         raise ValueError("case %s: unknown fields %s" % (case["name"], sorted(unknown)))
     c = dict(DEFAULTS)
     c.update(case)
+    if c["image"] not in ("pv", "nopv"):
+        raise ValueError("case %s: image must be 'pv' or 'nopv'" % c["name"])
     if c["status"] not in ("fail", "failed", "cmdline") and not isinstance(c["status"], int):
         raise ValueError("case %s: status must be an int, 'fail', 'failed' or 'cmdline'"
                          % c["name"])
@@ -192,6 +194,8 @@ def run_case(case, image, logdir):
     log = os.path.join(logdir, case["name"] + ".log")
     if os.path.exists(log):
         os.unlink(log)
+    if case["image"] == "nopv":  # the PARAVIRT=n build beside the image
+        image = os.path.join(os.path.dirname(image), "nopv", os.path.basename(image))
     cmd = [sys.executable, RUN, "--quiet", "--log", log, "--image", image,
            "--timeout", str(case["timeout"])] + list(case["args"])
     if case["cmdline"]:

@@ -23,12 +23,44 @@ static struct thread *woken[3];
 static int woken_count, blocked_count, sched_lock_taken;
 static struct wait_queue *sleeping_on;
 
-void spin_lock(struct spinlock *l)
+static void take(struct spinlock *l)
 {
     assert_false(spin_is_locked(l)); /* one CPU: never contended */
     l->next_ticket++;
     if (l == &sched_lock)
         sched_lock_taken++;
+}
+
+/* sched_lock is released by the next thread, so it never counts toward
+ * preemption: only the raw calls may take it. */
+void spin_lock(struct spinlock *l)
+{
+    assert_ptr_not_equal(l, &sched_lock);
+    take(l);
+}
+
+void raw_spin_lock(struct spinlock *l)
+{
+    assert_ptr_equal(l, &sched_lock);
+    take(l);
+}
+
+void raw_spin_unlock(struct spinlock *l)
+{
+    assert_true(spin_is_locked(l));
+    l->owner++;
+}
+
+unsigned long raw_spin_lock_irqsave(struct spinlock *l)
+{
+    raw_spin_lock(l);
+    return 0x200;
+}
+
+void raw_spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
+{
+    assert_int_equal(flags, 0x200);
+    raw_spin_unlock(l);
 }
 
 void spin_unlock(struct spinlock *l)
