@@ -41,6 +41,11 @@ void vblk_trace_request(const struct virtqueue *vq, uint16_t head, const void *h
     dump("virtio_blk_outhdr", hdr, hdr_len);
     ksnprintf(what, sizeof(what), "desc[%u]", head);
     desc(what, d);
+    for (uint16_t i = head; vq->desc[i].flags & VRING_DESC_F_NEXT;) {
+        i = vq->desc[i].next;
+        ksnprintf(what, sizeof(what), "desc[%u]", i);
+        desc(what, &vq->desc[i]);
+    }
     if (d->flags & VRING_DESC_F_INDIRECT)
         for (unsigned i = 0; i < d->len / sizeof(*d); i++) {
             ksnprintf(what, sizeof(what), "its indirect table[%u]", i);
