@@ -14,6 +14,7 @@
 #include "arch/x86/trap_frame.h"
 #include "bench/loop.h"
 #include "drivers/block.h"
+#include "drivers/virtio_blk_trace.h"
 #include "drivers/virtio_pci.h"
 #include "drivers/virtqueue.h"
 #include "kernel/cmdline.h"
@@ -33,6 +34,10 @@ OPTION_BOOL(use_event_idx, "virtio.event_idx",
             "offer VIRTIO_RING_F_EVENT_IDX (off: notifications by the rings' flags)");
 static bool use_indirect = true;
 OPTION_BOOL(use_indirect, "virtio.indirect", "offer VIRTIO_RING_F_INDIRECT_DESC");
+static uint64_t trace_sector = UINT64_MAX;
+OPTION_UINT(trace_sector, "virtio.trace", 0, UINT64_MAX - 1,
+            "trace the first read of this sector: its descriptors, avail entry, notify and used "
+            "entry (docs/io.md)");
 
 /* What the device reads before the data and writes after it, one per
  * ring slot (the request's head descriptor). */
@@ -48,6 +53,8 @@ static struct {
     struct spinlock lock; /* the virtqueue */
     volatile uint16_t *notify;
     unsigned max_segments;
+    enum { TRACE_WAIT, TRACE_SUBMITTED, TRACE_PUSHED, TRACE_ANSWERED, TRACE_OVER } trace;
+    uint16_t trace_head;
 } vblk;
 
 static _Alignas(4096) uint8_t ring_mem[VBLK_RING_BYTES];
@@ -92,6 +99,11 @@ static enum block_status vblk_submit(struct block_device *d, struct block_reques
     bufs[n++] =
         (struct vq_buf){.addr = (uint64_t)(uintptr_t)&s->status, .len = 1, .device_writes = true};
     head = vq_add(&vblk.vq, bufs, n, r);
+    if (head >= 0 && vblk.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector) {
+        vblk_trace_request(&vblk.vq, (uint16_t)head, &s->hdr, sizeof(s->hdr));
+        vblk.trace = TRACE_SUBMITTED;
+        vblk.trace_head = (uint16_t)head;
+    }
     spin_unlock(&vblk.lock);
     return head < 0 ? BLOCK_EINVAL : BLOCK_PENDING;
 }
@@ -100,8 +112,16 @@ static enum block_status vblk_submit(struct block_device *d, struct block_reques
  * and none when the device said it is still reading the ring. */
 static void vblk_kick(struct block_device *d)
 {
+    uint16_t old = vblk.vq.kicked_idx;
+    bool notify;
+
     spin_lock(&vblk.lock);
-    if (vq_publish(&vblk.vq)) {
+    notify = vq_publish(&vblk.vq);
+    if (vblk.trace == TRACE_SUBMITTED) {
+        vblk_trace_kick(&vblk.vq, old, notify, vblk.notify);
+        vblk.trace = TRACE_PUSHED;
+    }
+    if (notify) {
         *vblk.notify = 0; /* the queue's index */
         d->stats.notifications++;
     }
@@ -146,10 +166,19 @@ static void vblk_reap(void)
         while (n < VBLK_REAP_BATCH && (got = vq_pop_used(&vblk.vq, &token, &head, &len)) == 1) {
             done[n] = token;
             status[n++] = status_of(slots[head].status);
+            if (vblk.trace == TRACE_PUSHED && head == vblk.trace_head) {
+                vblk_trace_used(&vblk.vq, (uint16_t)(vblk.vq.last_used - 1), head, len,
+                                slots[head].status);
+                vblk.trace = TRACE_ANSWERED;
+            }
         }
         if (got < 0)
             panic("virtio-blk: the device completed a descriptor that is not in flight");
         again = n == VBLK_REAP_BATCH || vq_arm_interrupt(&vblk.vq);
+        if (vblk.trace == TRACE_ANSWERED && !again) {
+            vblk_trace_rearm(&vblk.vq);
+            vblk.trace = TRACE_OVER;
+        }
         spin_unlock(&vblk.lock);
         block_plug(&vblk.dev); /* what waited for these slots goes out with one kick */
         for (unsigned i = 0; i < n; i++)

@@ -196,6 +196,7 @@ static void print_summary(const struct block_device *d, uint64_t passes, uint64_
     uint64_t irqs = d->stats.interrupts - before->interrupts;
     uint64_t in = d->stats.submit_ticks - before->submit_ticks;
     uint64_t out = d->stats.complete_ticks - before->complete_ticks;
+    uint64_t grants = d->stats.grant_ops - before->grant_ops;
 
     kprintf("disk: %s (%s): %lu blocks x %lu passes at depth %lu, seed 0x%lx: written, read "
             "back and checked, flushed%s\n",
@@ -205,6 +206,9 @@ static void print_summary(const struct block_device *d, uint64_t passes, uint64_
             "request)\n",
             reqs, notes, irqs, notes / reqs, notes * 100 / reqs % 100, irqs / reqs,
             irqs * 100 / reqs % 100);
+    if (grants)
+        kprintf("disk: %lu grant operations (%lu.%02lu per request)\n", grants, grants / reqs,
+                grants * 100 / reqs % 100);
     kprintf("disk: %s per request: %lu submitting, %lu completing; %lu elapsed, idle included\n",
             tsc_unit(), in / reqs, out / reqs, ticks / reqs);
 }

@@ -19,6 +19,7 @@
 #include "mm/frame_alloc.h"
 #include "mm/pgtable.h"
 #include "xen/backend.h"
+#include "xen/blkfront_trace.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
 #include "xen/grant_refs.h"
@@ -40,6 +41,10 @@ OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600, "seconds to wait for the back
 static bool persistent_wanted = true;
 OPTION_BOOL(persistent_wanted, "blkfront.persistent",
             "use persistent grants when the backend offers them (feature-persistent)");
+static uint64_t trace_sector = UINT64_MAX;
+OPTION_UINT(trace_sector, "blkfront.trace", 0, UINT64_MAX - 1,
+            "trace the first read of this sector: its request, grant, push, event and response "
+            "(docs/io.md)");
 /* Faults for the tests: a frontend that never publishes its ring (the
  * backend then never connects), one response's status made bad, and a
  * connection closed after 64 requests (the backend leaves Connected). */
@@ -78,6 +83,8 @@ static struct blkfront {
     uint64_t progress_ns; /* the last response, or the submit that found the ring idle */
     bool gone;            /* the backend left Connected: every request fails */
     bool fault_done;
+    enum { TRACE_WAIT, TRACE_SUBMITTED, TRACE_PUSHED, TRACE_ANSWERED, TRACE_OVER } trace;
+    unsigned trace_id;
     char name[8];
 } front;
 
@@ -188,6 +195,11 @@ static enum block_status submit_locked(struct block_request *r)
         front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
     }
     front.slots[id] = (struct blkif_slot){.busy = 1, .operation = req->operation};
+    if (front.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector) {
+        blkfront_trace_request(front.ring.req_prod_pvt, req);
+        front.trace = TRACE_SUBMITTED;
+        front.trace_id = id;
+    }
     front.ring.req_prod_pvt++;
     return BLOCK_PENDING;
 }
@@ -216,11 +228,16 @@ static void notify_backend(void)
 static void blkfront_kick(struct block_device *d)
 {
     int notify;
+    RING_IDX old = front.ring.sring->req_prod;
 
     if (fault == FAULT_CLOSE && d->stats.requests >= FAULT_CLOSE_AFTER)
         return; /* held in the ring until the watchdog has closed the connection */
     spin_lock(&front.lock);
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
+    if (front.trace == TRACE_SUBMITTED) {
+        blkfront_trace_push(old, front.ring.sring, notify, front.port);
+        front.trace = TRACE_PUSHED;
+    }
     spin_unlock(&front.lock);
     if (notify)
         notify_backend();
@@ -251,6 +268,19 @@ static void report_malformed(const char *why, const struct blkif_response *rsp)
                 why, (unsigned long)rsp->id, rsp->operation, rsp->status);
 }
 
+/* The traced read's response, and its grant before it is ended; returns
+ * that grant, or GRANT_REF_NONE for a persistent one, which stays. */
+static grant_ref_t trace_response(RING_IDX i, const struct blkif_response *rsp)
+{
+    grant_ref_t gref = front.persistent ? GRANT_REF_NONE : front.shadow[rsp->id].gref[0];
+
+    blkfront_trace_response(i, rsp, front.port);
+    if (gref != GRANT_REF_NONE)
+        blkfront_trace_grant(gref, "grant entry before gnttab_end");
+    front.trace = TRACE_ANSWERED;
+    return gref;
+}
+
 /* Takes every response up to rsp_prod, a copy each (the backend may write
  * the slot meanwhile), into done[]; returns how many. */
 static unsigned take_responses(struct done *done)
@@ -263,6 +293,7 @@ static unsigned take_responses(struct done *done)
         struct blkif_response rsp = *RING_GET_RESPONSE(&front.ring, i);
         enum block_status status;
         const char *why;
+        grant_ref_t traced;
         int id;
 
         if (fault == FAULT_BAD_STATUS && !front.fault_done) {
@@ -272,8 +303,12 @@ static unsigned take_responses(struct done *done)
         why = blkif_response_check(&rsp, front.slots, SLOTS, &id, &status);
         if (why)
             report_malformed(why, &rsp);
+        traced = front.trace == TRACE_PUSHED && id == (int)front.trace_id ? trace_response(i, &rsp)
+                                                                          : GRANT_REF_NONE;
         if (id >= 0 && n < SLOTS)
             done[n++] = (struct done){finish_slot((unsigned)id, status), status};
+        if (traced != GRANT_REF_NONE)
+            blkfront_trace_grant(traced, "grant entry after gnttab_end");
     }
     front.ring.rsp_cons = i;
     return n;
@@ -302,6 +337,10 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
         for (unsigned i = 0; i < n; i++)
             block_complete(&front.dev, done[i].r, done[i].status);
     } while (more);
+    if (front.trace == TRACE_ANSWERED) {
+        blkfront_trace_rearm(front.ring.sring);
+        front.trace = TRACE_OVER;
+    }
     block_unplug(&front.dev);
     front.dev.stats.complete_ticks += bench_cycles() - t0;
 }

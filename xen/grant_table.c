@@ -100,6 +100,15 @@ bool gnttab_end(grant_ref_t ref)
     return freed;
 }
 
+grant_entry_v1_t gnttab_peek(grant_ref_t ref)
+{
+    grant_entry_v1_t e = {0};
+
+    if (table && ref < GNTTAB_ENTRIES)
+        e = *(volatile grant_entry_v1_t *)&table[ref];
+    return e;
+}
+
 uint32_t gnttab_free_count(void)
 {
     return refs.nfree;

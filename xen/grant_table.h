@@ -38,6 +38,9 @@ grant_ref_t gnttab_grant(domid_t domid, uint64_t frame, bool readonly);
  * the other domain still has it mapped. */
 bool gnttab_end(grant_ref_t ref);
 
+/* A copy of the entry as Xen sees it now, for blkfront.trace's lines. */
+grant_entry_v1_t gnttab_peek(grant_ref_t ref);
+
 /* References free now, for tests and messages. */
 uint32_t gnttab_free_count(void);
 

@@ -1204,8 +1204,17 @@ _disk_flags = clean_boot("disk-virtio-flags", disk_args("disk-virtio-flags"),
                          expect=[VIRTIO_BLK.replace("event_idx indirect flush", "flush"),
                                  r"^block: vda \(virtio-blk\): 8192 sectors of 512 bytes, write "
                                  r"cache, queue depth 7$"] + DISK_RAN[2:] + [PASS, DISK_CHECK_OK])
-_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off",
-                   last_line=DISK_CHECK_OK)
+# virtio.trace (docs/io.md's walk-through) shows the chain in the ring
+# itself, header, page and status, and the device's answer for all three.
+_disk_flags["expect"] += [
+    r"^virtio-blk: trace:   = addr 0x[0-9a-f]+, len 16, flags 0x1 NEXT, next \d+$",
+    r"^virtio-blk: trace:   = addr 0x[0-9a-f]+, len 4096, flags 0x3 NEXT WRITE, next \d+$",
+    r"^virtio-blk: trace:   = addr 0x[0-9a-f]+, len 1, flags 0x2 WRITE, next 0$",
+    r"^virtio-blk: trace: avail->idx \d+ -> \d+, used->flags 0x[01]: (no )?notify$",
+    r"^virtio-blk: trace:   = id \d+, len 4097 \(used index \d+\); status byte 0 "
+    r"\(VIRTIO_BLK_S_OK\)$"]
+_disk_flags.update(cmdline="disk=on disk.depth=32 virtio.event_idx=off virtio.indirect=off "
+                   "virtio.trace=8", last_line=DISK_CHECK_OK)
 # Two CPUs: completions interrupt the CPU that probed the device, the
 # workload may run on the other; two passes, each flushed and claimed.
 _disk_smp = clean_boot("disk-virtio-smp2", ["--smp", "2"] + disk_args("disk-virtio-smp2"),
@@ -1270,6 +1279,19 @@ def blkfront_ran(persistent):
             r"^disk: 513 requests: \d+ notifications, \d+ interrupts ", PASS, DISK_CHECK_OK]
 
 
+# Grant operations: with persistent grants the pool's, one per ring slot
+# used; without, a grant and an end per request but the flush.
+BLKFRONT_GRANTS = r"^disk: %d grant operations \(%s per request\)$"
+# blkfront.trace (docs/io.md's walk-through): the read of sector 40 names
+# its granted page, and the backend has let go of it once it answers.
+BLKFRONT_TRACED = [
+    r"^blkfront: trace:   = operation 0 \(BLKIF_OP_READ\), nr_segments 1, handle 0, id \d+, "
+    r"sector_number 40, seg\[0\] gref \d+, sectors 0-7$",
+    r"^blkfront: trace: grant entry before gnttab_end: 01 00 00 00 ",
+    r"^blkfront: trace: grant entry after gnttab_end: 00 00 00 00 ",
+    r"^blkfront: trace:   = id \d+, operation 0, status 0 \(BLKIF_RSP_OKAY\)$"]
+
+
 def blkfront_refused(name, args, cmdline, verdict, expect=()):
     case = disk_refused(name, cmdline, verdict, args=args)
     case.update(expect=list(expect), timeout=DOMU_TIMEOUT)
@@ -1278,10 +1300,12 @@ def blkfront_refused(name, args, cmdline, verdict, expect=()):
 
 CASES += [
     dict(name="disk-blkfront-pv", args=["--domu"] + disk_args("disk-blkfront-pv"),
-         cmdline="disk=on disk.depth=32", expect=blkfront_ran("on"), last_line=DISK_CHECK_OK,
+         cmdline="disk=on disk.depth=32",
+         expect=blkfront_ran("on") + [BLKFRONT_GRANTS % (32, "0.06")], last_line=DISK_CHECK_OK,
          timeout=DOMU_TIMEOUT),
     dict(name="disk-blkfront-pvh", args=["--domu", "--pvh"] + disk_args("disk-blkfront-pvh"),
-         cmdline="disk=on disk.depth=32 blkfront.persistent=off", expect=blkfront_ran("off"),
+         cmdline="disk=on disk.depth=32 blkfront.persistent=off blkfront.trace=40",
+         expect=blkfront_ran("off") + [BLKFRONT_GRANTS % (1024, "1.99")] + BLKFRONT_TRACED,
          last_line=DISK_CHECK_OK, timeout=DOMU_TIMEOUT),
     blkfront_refused("disk-blkfront-none", ["--domu"], "disk=on",
                      r"disk=on but no block device: start with --disk FILE",
