@@ -40,6 +40,9 @@ OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600, "seconds to wait for the back
 static bool persistent_wanted = true;
 OPTION_BOOL(persistent_wanted, "blkfront.persistent",
             "use persistent grants when the backend offers them (feature-persistent)");
+static bool avoid_notify = true;
+OPTION_BOOL(avoid_notify, "blkfront.avoid_notify",
+            "notify the backend only when it asked (req_event); off: after every push");
 /* Faults for the tests: a frontend that never publishes its ring (the
  * backend then never connects), one response's status made bad, and a
  * connection closed after 64 requests (the backend leaves Connected). */
@@ -222,7 +225,7 @@ static void blkfront_kick(struct block_device *d)
     spin_lock(&front.lock);
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
     spin_unlock(&front.lock);
-    if (notify)
+    if (notify || !avoid_notify)
         notify_backend();
 }
 
