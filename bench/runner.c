@@ -136,13 +136,15 @@ static const char *some_benchmark_runs_here(void)
 }
 OPTION_CHECK(some_benchmark_runs_here);
 
-/* The probes run only for a selection that needs a disk, so a boot
- * without one is not slowed by a search for it. */
+/* PV_CAP_DISK is the one capability no backend's install function
+ * offers: it is there once a transport has found a disk. The probes run
+ * only for a selection that needs one, so other boots skip the search. */
 static void find_disk(const struct bench *const table[], size_t count, const bool chosen[])
 {
     for (size_t i = 0; i < count; i++)
         if (chosen[i] && (table[i]->needs & PV_CAP_DISK)) {
-            block_first();
+            if (block_first())
+                pv_info.caps |= PV_CAP_DISK;
             return;
         }
 }

@@ -10,7 +10,6 @@
 #include "kernel/exit.h"
 #include "kernel/spinlock.h"
 #include "kernel/wait_queue.h"
-#include "pv/ops.h"
 
 #define BLOCK_MAX_DEVICES 4
 #define BLOCK_MAX_PROBES 4
@@ -50,7 +49,6 @@ void block_register(struct block_device *d)
     if (d->queue_depth == 0)
         d->queue_depth = 1;
     devices[nr_devices++] = d;
-    pv_info.caps |= PV_CAP_DISK; /* the disk benchmarks run from now on */
     kprintf("block: %s (%s): %lu sectors of %u bytes%s%s, queue depth %u\n", d->name,
             d->transport->name, d->sectors, BLOCK_SECTOR_SIZE, d->read_only ? ", read-only" : "",
             d->can_flush ? ", write cache" : "", d->queue_depth);
