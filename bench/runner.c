@@ -138,15 +138,21 @@ OPTION_CHECK(some_benchmark_runs_here);
 
 /* PV_CAP_DISK is the one capability no backend's install function
  * offers: it is there once a transport has found a disk. The probes run
- * only for a selection that needs one, so other boots skip the search. */
+ * only for a selection that needs one, so other boots skip the search;
+ * a selection of only disk benchmarks without a disk would measure
+ * nothing (the option check could not know), so it ends the run. */
 static void find_disk(const struct bench *const table[], size_t count, const bool chosen[])
 {
     for (size_t i = 0; i < count; i++)
         if (chosen[i] && (table[i]->needs & PV_CAP_DISK)) {
             if (block_first())
                 pv_info.caps |= PV_CAP_DISK;
-            return;
+            break;
         }
+    for (size_t i = 0; i < count; i++)
+        if (chosen[i] && !bench_unmet(table[i]->needs, pv_info.caps))
+            return;
+    kernel_exit(EXIT_FAILURE, "bench: the benchmarks chosen need a disk: start with --disk FILE");
 }
 
 static bool any_subtracts_loop(const struct bench *const table[], size_t count, const bool chosen[])
