@@ -188,8 +188,10 @@ def section(idx, linux, out, fmt, unit):
     lines += ["", "Without notification avoidance the depth-32 figure can stay low: the "
               "requests a completion batch frees go out again with one kick (the block "
               "layer's plug), so what the switch takes away is only the test of the other "
-              "side's event index (`req_event`, `avail_event`) or flags; the difference "
-              "between the two rows is what that test saves."]
+              "side's event index (`req_event`, `avail_event`) or flags, which at most saves "
+              "the kick of a batch the other side is still working through. Under Xen how "
+              "far dom0's backend has got when a batch goes out is not fixed by icount, so "
+              "there the two rows also differ by that from boot to boot."]
     return lines
 
 
