@@ -110,6 +110,8 @@ static const char *probe(unsigned long long *sectors)
     mount("devtmpfs", "/dev", "devtmpfs", 0, 0);
     snprintf(dev, sizeof(dev), "/dev/%s", disk_name);
     disk_fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC);
+    if (disk_fd < 0 && (errno == EROFS || errno == EACCES)) /* a read-only disk: reads only */
+        disk_fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
     if (disk_fd < 0)
         return failed_at("cannot open the disk");
     if (posix_memalign(&buf, BLOCK, BLOCK) != 0)
