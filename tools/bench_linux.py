@@ -1,7 +1,9 @@
 """tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
 
 Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
-on Debian's kernel natively and as Xen's dom0 (tools/run --linux), and
+on Debian's kernel natively and as Xen's dom0 (tools/run --linux), its
+disk benchmarks natively and in a PV domU (tools/run --linux [--domu]
+--disk), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
 binary and counting. Writes linux.json and the report's "Linux, same
