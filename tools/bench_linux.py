@@ -34,6 +34,7 @@ RUN = os.path.join(ROOT, "tools", "run")
 LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
                ("linux-native+disk", []), ("linux-domu+disk", ["--domu"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
+LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
 
 # What is compared: (Linux benchmark, patchbay benchmark, what differs).
 COMPARED = [
@@ -72,7 +73,8 @@ def run_linux(boot_id, door, icount, quick, logdir):
     problems (empty when it can be used)."""
     log = os.path.join(logdir, boot_id + ".log")
     cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
-           "--timeout", str(LINUX_TIMEOUT)] + door + (["--icount"] if icount else [])
+           "--timeout", str(LINUX_DISK_TIMEOUT if boot_id.endswith(bench_configs.DISK)
+                            else LINUX_TIMEOUT)] + door + (["--icount"] if icount else [])
     if boot_id.endswith(bench_configs.DISK):
         cmd += ["--disk", os.path.join(logdir, "disk-%s.img" % boot_id),
                 "--disk-new", bench_configs.DISK_SIZE]
