@@ -131,7 +131,7 @@ def goals(idx, lx, unit):
     return out
 
 
-def chart(idx, lx, out):
+def chart(idx, lx, out, unit):
     """io-chart.svg: the frontend's ticks a request per door, patchbay's
     usual variant beside Linux's; False if nothing to draw or no gnuplot."""
     lines = []
@@ -152,10 +152,10 @@ def chart(idx, lx, out):
     plots += ['"" using %d title "%s"' % (i + 2, t) for i, t in enumerate(titles) if i > 0]
     script = ('set terminal svg size 1000,480 dynamic font "sans,11"\nset output "%s"\n'
               'set title "Paravirtual I/O: the frontend\'s cost of one 4 KiB request"\n'
-              'set ylabel "per request"\nset style data histograms\n'
+              'set ylabel "%s per request (cpu)"\nset style data histograms\n'
               'set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n'
               'set key top left\nset grid ytics\nset datafile missing "NaN"\nplot %s\n'
-              % (svg, ", \\\n     ".join(plots)))
+              % (svg, unit, ", \\\n     ".join(plots)))
     try:
         p = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     except OSError:
@@ -182,7 +182,7 @@ def section(idx, linux, out, fmt, unit):
     lines += markdown(["door", "variant", "benchmark", "min", "cpu", "latency",
                        "notifications/req", "interrupts/req", "grant ops/req", "req/s"],
                       table(idx, lx, fmt))
-    if chart(idx, lx, out):
+    if chart(idx, lx, out, unit):
         lines += ["", "![paravirtual I/O](%s)" % CHART]
     lines += ["", "The goals:", ""] + goals(idx, lx, unit)
     lines += ["", "Without notification avoidance the depth-32 figure can stay low: the "
