@@ -93,6 +93,9 @@ void bench_config(char *buf, size_t size)
         add(&t, "+%s%s", "spinlock=off", "");
     if (pv_info.variant)
         add(&t, "+%s%s", pv_info.variant, "");
+    /* The disk benchmarks' boots give the guest a disk the others have not. */
+    if (pv_info.caps & PV_CAP_DISK)
+        add(&t, "+%s%s", "disk", "");
     /* With several CPUs, threads and locks cross between them. */
     if (smp_cpus_online() > 1) {
         char cpus[16];

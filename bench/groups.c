@@ -12,3 +12,4 @@ BENCH_GROUP(sched, 40, "Scheduler and channels");
 BENCH_GROUP(pte, 50, "Page tables");
 BENCH_GROUP(xen, 60, "Xen primitives");
 BENCH_GROUP(time, 70, "Clocks");
+BENCH_GROUP(io, 80, "Paravirtual I/O");

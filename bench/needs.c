@@ -7,6 +7,7 @@ const struct bench_cap bench_caps[] = {
     {PV_CAP_XEN, "xen", "xen"},
     {PV_CAP_XEN_PV, "xen_pv", "xen-pv"},
     {PV_CAP_XEN_PVH, "xen_pvh", "xen-pvh"},
+    {PV_CAP_DISK, "disk", "a guest with a disk (tools/run --disk)"},
     {0, 0, 0},
 };
 

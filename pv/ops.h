@@ -73,6 +73,9 @@ struct pv_info {
 /* The guest calibrates a timer of its own: natively (TSC and APIC timer
  * against the PIT) and under PVH (the APIC timer, with xen.timer=lapic). */
 #define PV_CAP_CALIBRATES (1u << 4)
+/* A block device is registered (tools/run --disk): set by the benchmark
+ * runner once the probes found one, not by an install function. */
+#define PV_CAP_DISK (1u << 5)
 
 extern struct pv_info pv_info;
 

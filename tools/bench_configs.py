@@ -87,7 +87,7 @@ PLATFORM = re.compile(r"^(native|xen-pvh|xen-pv)-(?:nopv|unpatched|patched)\b")
 
 
 def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None, icount=False,
-           trials=()):
+           trials=(), disk=False):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
     tools/run door (DOORS; default: the platform's own, as dom0 under Xen), the
@@ -95,11 +95,13 @@ def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None,
     (--host-cpus; default as many), whether it always runs under
     --icount, and its trials: the benchmarks whose figure depends on where
     the hypervisor's time slices fall, which tools/bench runs again in
-    further boots (--runs), each starting at another offset."""
+    further boots (--runs), each starting at another offset; disk: the
+    door gives the guest a scratch disk (tools/run --disk, --disk-new),
+    which the disk benchmarks need (capability "disk")."""
     platform = PLATFORM.match(id).group(1)
     return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
                 icount=icount, image="nopv" if nopv else "pv", select=list(select),
-                options=list(options), trials=list(trials))
+                options=list(options), trials=list(trials), disk=disk)
 
 
 def overcommit_configs(base, options, smp, queued=True, plain=True):
@@ -241,3 +243,20 @@ def column_and_tags(config_id, columns):
         return None, None
     return best, config_id[len(best) + 1:]
 
+
+# The disk benchmarks (group io) on each door's transport: virtio-blk
+# natively, blkfront against Linux dom0's blkback in a PV and a PVH domU;
+# each with its notification avoidance off, and blkfront without
+# persistent grants. The kernel tags such a boot "+disk" (after "+domu"),
+# and the transport's switches when they are off.
+DISK = "+disk"
+DISK_SIZE = "16M"  # the benchmarks cycle over the first MiB
+DISK_VARIANTS = {"native": [("", []), ("+virtio.event_idx=off", ["virtio.event_idx=off"])],
+                 "domu": [("", []), ("+blkfront.persistent=off", ["blkfront.persistent=off"]),
+                          ("+blkfront.avoid_notify=off", ["blkfront.avoid_notify=off"])]}
+CONFIGS += [config("native-patched" + tag + DISK, ["io"], opts, disk=True)
+            for tag, opts in DISK_VARIANTS["native"]]
+CONFIGS += [config("xen-pv-patched" + XEN + tag + DOMU + DISK, ["io"], ["xen.mmu=batch"] + opts,
+                   door="domu", disk=True) for tag, opts in DISK_VARIANTS["domu"]]
+CONFIGS += [config(PVH_PATCHED + tag + DOMU + DISK, ["io"], opts, door="domu-pvh", disk=True)
+            for tag, opts in DISK_VARIANTS["domu"]]

@@ -1,7 +1,9 @@
 """tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
 
 Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
-on Debian's kernel natively and as Xen's dom0 (tools/run --linux), and
+on Debian's kernel natively and as Xen's dom0 (tools/run --linux), its
+disk benchmarks natively and in a PV domU (tools/run --linux [--domu]
+--disk), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
 binary and counting. Writes linux.json and the report's "Linux, same
@@ -16,6 +18,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_configs  # noqa: E402
+import bench_io  # noqa: E402
 import bench_report  # noqa: E402
 import bench_runs  # noqa: E402
 import result_lines  # noqa: E402
@@ -23,9 +27,14 @@ import result_lines  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "tools", "run")
 
-# The two Linux boots: (config id, tools/run arguments).
-LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"])]
+# The Linux boots: (config id, tools/run arguments). The "+disk" ones run
+# the disk benchmarks only (bench.disk) on a scratch disk, Linux's
+# virtio-blk natively and its blkfront in a PV domU against the same
+# blkback as patchbay's (tools/bench_io.py sets them beside patchbay's).
+LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
+               ("linux-native+disk", []), ("linux-domu+disk", ["--domu"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
+LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
 
 # What is compared: (Linux benchmark, patchbay benchmark, what differs).
 COMPARED = [
@@ -52,6 +61,8 @@ def read_console(text, boot_id):
     except result_lines.ResultLineError as e:
         return [], [], None, ["a result line does not parse: %s" % e]
     problems = ["%s failed: %s" % (r["name"], r["failed"]) for r in results if "failed" in r]
+    unattached = bench_io.attach(results, text)
+    problems += [unattached] if unattached else []
     problems += ["%s ran as %s" % (r["name"], r.get("config")) for r in results
                  if r.get("config") != boot_id]
     return results, counts, header[0]["release"] if header else None, problems
@@ -62,8 +73,13 @@ def run_linux(boot_id, door, icount, quick, logdir):
     problems (empty when it can be used)."""
     log = os.path.join(logdir, boot_id + ".log")
     cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
-           "--timeout", str(LINUX_TIMEOUT)] + door + (["--icount"] if icount else [])
+           "--timeout", str(LINUX_DISK_TIMEOUT if boot_id.endswith(bench_configs.DISK)
+                            else LINUX_TIMEOUT)] + door + (["--icount"] if icount else [])
+    if boot_id.endswith(bench_configs.DISK):
+        cmd += ["--disk", os.path.join(logdir, "disk-%s.img" % boot_id),
+                "--disk-new", bench_configs.DISK_SIZE]
     cmd += ["--"] + (["bench.quick"] if quick else [])
+    cmd += ["bench.disk"] if boot_id.endswith(bench_configs.DISK) else []
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
     text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""

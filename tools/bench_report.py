@@ -25,6 +25,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import bench_contended  # noqa: E402
+import bench_io  # noqa: E402
+import bench_runs  # noqa: E402
 import elfimage  # noqa: E402
 
 # The layouts of bench/bench.h, which _Static_asserts the offsets used here.
@@ -132,8 +134,12 @@ def platform_caps(cat, platform):
     return bits
 
 
-def runs_on(bench, cat, platform):
-    return not bench["needs_mask"] & ~platform_caps(cat, platform)
+def runs_on(bench, cat, platform, disk=False):
+    """Whether the benchmark runs on the platform, given a disk or not."""
+    caps = platform_caps(cat, platform)
+    if disk:
+        caps |= sum(c["bit"] for c in cat["caps"] if c["name"] == "disk")
+    return not bench["needs_mask"] & ~caps
 
 
 def selected(cat, words):
@@ -391,7 +397,7 @@ def group_sections(idx, cat):
     done = measured(idx)
     for group in cat["groups"]:
         benches = [b for b in cat["benches"] if b["group"] == group["name"] and b["name"] in done]
-        if not benches:
+        if not benches or group["name"] == "io":  # its own section (tools/bench_io.py)
             continue
         names = [b["name"] for b in benches]
         rows = calls_table(idx, cat) if group["name"] == "calls" else table(idx, names)
@@ -713,7 +719,7 @@ def missing_from(report, cat):
     return [b["name"] for b in cat["benches"] if "`%s`" % b["name"] not in report]
 
 
-def render(data, chart_made):
+def render(data, chart_made, io=()):
     c = dict(data["conditions"], configs=len(data["configs"]))
     cat = data["catalog"]
     idx = index(data)
@@ -731,6 +737,7 @@ def render(data, chart_made):
     out += smp_section(idx)
     out += pvh_section(idx)
     out += group_sections(idx, cat)
+    out += list(io)
     failed = [r for r in data["configs"] if r["problems"]]
     if failed:
         out += ["", "## Failed configurations", ""]
@@ -798,7 +805,9 @@ def write(data, out, extra=()):
     tools/bench_lifecycle.py); returns the benchmarks of the
     catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
-    text = render(data, made) + "".join(line + "\n" for line in extra)
+    io = bench_io.section(index(data), bench_runs.load(os.path.join(out, "linux.json")), out,
+                          fmt, unit_of(index(data)))
+    text = render(data, made, io) + "".join(line + "\n" for line in extra)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     return missing_from(text, data["catalog"])

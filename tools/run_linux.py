@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from run_common import ROOT, build_dir, fail, in_workdir
-from run_domu import cpio_newc, linux_dom0_xen_cmdline
+from run_domu import cpio_newc, linux_dom0_xen_cmdline, the_one
 from run_xen import fetch_xen
 
 # Linux's own options; the program's arguments follow "--", which Linux
@@ -34,12 +34,34 @@ def fetch_linux():
     return vmlinux
 
 
+# Linux's virtio-blk natively: Debian builds the stack as modules, which
+# the program loads in this order (each after what its modinfo depends on).
+VIRTIO_MODULES = ["virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
+                  "virtio_pci", "virtio_blk"]
+
+
+def virtio_modules():
+    """The initramfs files for --linux --disk natively: each module of
+    VIRTIO_MODULES, and disk.order naming them in load order (the program's
+    disk_probe reads it)."""
+    root = os.path.join(build_dir(), "domu", "root")
+    files = []
+    for m in VIRTIO_MODULES:
+        with open(the_one(root, "lib/modules/*/kernel/drivers/*/%s.ko" % m), "rb") as f:
+            files.append((m + ".ko", 0o100644, f.read()))
+    order = "".join(m + "\n" for m in VIRTIO_MODULES).encode()
+    return files + [("disk.order", 0o100644, order)]
+
+
 def linux_args(args, program, workdir):
     """QEMU arguments for --linux: the kernel, its initramfs (the program as
     /init) and command line, natively or under Xen."""
     vmlinux = in_workdir(workdir, fetch_linux(), "vmlinux")
     with open(program, "rb") as f:
-        initrd = cpio_newc([("init", 0o100755, f.read())])
+        files = [("init", 0o100755, f.read())]
+    if args.disk_path and not args.xen:
+        files += virtio_modules()
+    initrd = cpio_newc(files)
     with open(os.path.join(workdir, "initrd.cpio"), "wb") as f:
         f.write(initrd)
     program_args = " -- " + args.cmdline if args.cmdline else ""

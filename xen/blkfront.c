@@ -45,6 +45,9 @@ static uint64_t trace_sector = UINT64_MAX;
 OPTION_UINT(trace_sector, "blkfront.trace", 0, UINT64_MAX - 1,
             "trace the first read of this sector: its request, grant, push, event and response "
             "(docs/io.md)");
+static bool avoid_notify = true;
+OPTION_BOOL(avoid_notify, "blkfront.avoid_notify",
+            "notify the backend only when it asked (req_event); off: after every push");
 /* Faults for the tests: a frontend that never publishes its ring (the
  * backend then never connects), one response's status made bad, and a
  * connection closed after 64 requests (the backend leaves Connected). */
@@ -239,7 +242,7 @@ static void blkfront_kick(struct block_device *d)
         front.trace = TRACE_PUSHED;
     }
     spin_unlock(&front.lock);
-    if (notify)
+    if (notify || !avoid_notify)
         notify_backend();
 }
 

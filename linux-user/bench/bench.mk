@@ -5,7 +5,8 @@
 # as they are. Included by the top-level Makefile.
 #
 #   make linux-bench    the program, $(BUILD)/linux/linux-bench
-#   make bench-linux    run it natively and as Xen's dom0, under icount:
+#   make bench-linux    run it natively and as Xen's dom0, under icount, and
+#                       its disk benchmarks natively and in a PV domU:
 #                       build/bench/linux.json and the report's Linux section
 
 LINUX_BENCH := $(BUILD)/linux/linux-bench

@@ -29,9 +29,16 @@ void xen_trace_mprotect(bool under_xen);
  * for the trace: the area is made once per size. */
 int mm_mprotect_once(unsigned pages);
 
-/* With xen-blkfront.ko in the initramfs (a domU given a disk): loads it
- * and reads xvda's first 4 KiB, saying so in a line; returns 1 when it
- * could not (and says why), 0 otherwise or without the module. */
+/* With a disk driver in the initramfs (the virtio modules natively,
+ * xen-blkfront.ko in a domU, tools/run --linux [--domu] --disk): loads it
+ * and reads the disk's first 4 KiB, saying so in a line; returns 1 when it
+ * could not (and says why), 0 otherwise or without a driver. */
 int disk_probe(void);
+
+/* Whether disk_probe found a disk: the disk benchmarks then run. */
+int disk_found(void);
+
+extern const struct linux_bench disk_benches[];
+extern const unsigned disk_bench_count;
 
 #endif

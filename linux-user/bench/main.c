@@ -9,7 +9,9 @@
  *
  * Arguments (after the kernel's "--"): tsc.icount (the TSC counts
  * instructions: say so), bench.quick (few iterations and repetitions, for
- * make test), bench.reps=N, bench.domu (a domU: no exit port to reach). */
+ * make test), bench.reps=N, bench.domu (a domU: no exit port to reach),
+ * bench.disk (the disk benchmarks only: a boot with a disk, whose config
+ * is tagged +disk as patchbay's is). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -34,6 +36,7 @@
 static unsigned reps = 15;
 static int quick;
 static int domu;
+static int disk_only;
 static const char *unit = "tsc_ticks";
 static char config[64];
 
@@ -46,6 +49,8 @@ static void parse_args(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "bench.domu") == 0)
             domu = 1;
+        else if (strcmp(argv[i], "bench.disk") == 0)
+            disk_only = 1;
         else if (strncmp(argv[i], "bench.reps=", 11) == 0 && atoi(argv[i] + 11) >= 1 &&
                  atoi(argv[i] + 11) <= REPS_MAX)
             reps = (unsigned)atoi(argv[i] + 11);
@@ -114,10 +119,11 @@ static void find_config(void)
         fclose(f);
     }
     type[strcspn(type, "\n")] = 0;
-    snprintf(config, sizeof(config), "linux-%s",
+    snprintf(config, sizeof(config), "linux-%s%s",
              domu                       ? "domu"
              : strcmp(type, "xen") == 0 ? "xen"
-                                        : "native");
+                                        : "native",
+             disk_only ? "+disk" : "");
 }
 
 static uint64_t iters_for(uint64_t iters)
@@ -178,6 +184,13 @@ int main(int argc, char **argv)
     printf("linux-bench: release=%s version=\"%s\" config=%s reps=%u quick=%s\n", u.release,
            u.version, config, reps, quick ? "yes" : "no");
     failed += disk_probe();
+    if (disk_only) {
+        if (!disk_found())
+            printf("linux-bench: bench.disk but no disk (tools/run --linux --disk FILE)\n");
+        for (unsigned i = 0; i < disk_bench_count; i++)
+            failed += disk_found() ? run_one(&disk_benches[i], 0) : 1;
+        finish(failed);
+    }
     overhead = loop_overhead();
     for (unsigned i = 0; i < mm_bench_count; i++)
         failed += run_one(&mm_benches[i], overhead);

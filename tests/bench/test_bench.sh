@@ -14,7 +14,9 @@
 #  4. The same with two CPUs (configuration native-patched+smp2, with the
 #     benchmarks tools/bench_configs.py gives it): two --icount boots must
 #     give the same median for every benchmark whose op runs on one CPU.
-#  5. lock_contended's own lines: every boot of the quick run that ran it
+#  5. The disk benchmarks: run with their detail lines where the
+#     configuration gives a disk, nowhere else; the report's section.
+#     lock_contended's own lines: every boot of the quick run that ran it
 #     filed one run with a line per repetition; and tests/bench/
 #     test_contended.py, their parser, the report's distribution and the
 #     boots --runs adds, without booting.
@@ -23,7 +25,8 @@
 #     the Linux program's own checks (each mprotect's rights read back by
 #     writing to its pages), linux.json with every benchmark on both
 #     Linux boots, and the report's section with both kernels' hypercall
-#     counts (Linux's mprotect_512 commits 512 ptes). Then the negative control: boots
+#     counts (Linux's mprotect_512 commits 512 ptes), and its disk benchmarks
+#     natively (virtio-blk) and in a PV domU (blkfront). Then the negative control: boots
 #     that fail (QEMU given too little memory) leave no linux.json.
 # Needs both images (make image, make PARAVIRT=n image). Ends with
 # "N passed, N failed"; exits 1 if any check failed.
@@ -80,6 +83,30 @@ if python3 "$root/tests/bench/test_contended.py" >"$out/contended.log" 2>&1; the
 else
     fail "lock_contended's lines, distribution and runs:"
     grep -E "^FAIL|Error" "$out/contended.log" | head -n 5
+fi
+
+# The disk benchmarks of the quick run: each disk configuration (a scratch
+# disk on its door) filed the four with their detail lines, the boots
+# without a disk measured none of them, and the report has its section.
+disk=$(python3 -c '
+import json, sys
+names = ["disk_read_qd1", "disk_read_qd32", "disk_write_qd1", "disk_write_qd32"]
+boots = 0
+for run in json.load(open(sys.argv[1]))["configs"]:
+    got = [r["name"] for r in run["results"] if r["name"] in names and "min" in r]
+    filed = [r for r in run["results"] if r["name"] in names and "io" in r]
+    if run["id"].endswith("+disk"):
+        if got != names or len(filed) != 4:
+            sys.exit("%s: measured %s, %d with their detail" % (run["id"], got, len(filed)))
+        boots += 1
+    elif got:
+        sys.exit("%s: measured %s without a disk" % (run["id"], got))
+print(boots)
+' "$out/quick/results.json" 2>&1)
+if [ "${disk:-0}" -gt 0 ] 2>/dev/null && grep -q "^## Paravirtual I/O" "$out/quick/report.md"; then
+    pass "disk benchmarks: $disk boots with a disk filed all four, the others none"
+else
+    fail "disk benchmarks: $disk"
 fi
 
 # The benchmarks an image registers, one name a line, in run order; with
@@ -210,7 +237,9 @@ if [ -f "$build/domu/vmlinux" ]; then
     if "$bench" --linux --icount --quick --out "$out/linux" 2>"$out/linux.err" &&
         [ "$(linux_names "$out/linux/linux.json")" = "$(printf '%s\n' \
             "linux-native loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
-            "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall")" ] &&
+            "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
+            "linux-native+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
+            "linux-domu+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
         grep -q "^## Linux, same ground" "$out/linux/report.md" &&
         grep -Eq '^\| `mprotect_512` \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 512 \| [0-9]+ \| [0-9]+ \|$' \
             "$out/linux/report.md"; then

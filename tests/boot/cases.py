@@ -1231,6 +1231,9 @@ CASES += [
     _disk_smp,
     disk_refused("disk-none", "disk=on", r"disk=on but no block device: start with --disk FILE",
                  args=[]),
+    # The disk benchmarks alone, without a disk: they would all be skipped.
+    disk_refused("bench-disk-none", "bench=io",
+                 r"bench: the benchmarks chosen need a disk: start with --disk FILE", args=[]),
     disk_refused("disk-read-only", "disk=on",
                  r"disk: vda is read-only, and disk=on writes: attach it writable",
                  args=disk_args("disk-read-only", suffix=":ro")),
