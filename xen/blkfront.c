@@ -39,7 +39,8 @@ static char vbd_id[16];
 OPTION_STRING(vbd_id, "blkfront.vbd",
               "the vbd to use (device/vbd/<id>); the first listed if unset");
 static uint64_t timeout_s = 10;
-OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600, "seconds to wait for the backend at each step");
+OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600,
+            "seconds to wait for the backend at each step, and for any response to requests");
 static bool persistent_wanted = true;
 OPTION_BOOL(persistent_wanted, "blkfront.persistent",
             "use persistent grants when the backend offers them (feature-persistent)");
@@ -54,7 +55,7 @@ OPTION_ENUM(fault, "blkfront.fault", fault_choices,
             "connection mid-run");
 
 /* A negative control for the resume: the requests in flight at a
- * suspend are completed as done and never sent to the new backend. */
+ * suspend are never sent to the new backend, nor completed. */
 static const char *const mutant_choices[] = {"none", "no-requeue", 0};
 static int mutant;
 OPTION_ENUM(mutant, "blkfront.mutant", mutant_choices,
@@ -355,19 +356,23 @@ static void fail_in_flight(const char *what, const char *detail)
     kprintf("blkfront: backend %s %s %s with %u requests in flight: they fail, as every "
             "request from now on\n",
             front.xb.backend, what, detail, n);
-    for (unsigned i = 0; i < n; i++)
-        block_complete(&front.dev, done[i].r, done[i].status);
+    /* Closed before the failures wake their owner, whose exit may want
+     * xenstore with interrupts off, and so cannot wait for our turn. */
     if (front.xb.state == XenbusStateConnected)
         xenbus_switch(&front.xb, XenbusStateClosing);
     if (front.xb.state != XenbusStateClosed)
         xenbus_switch(&front.xb, XenbusStateClosed);
+    for (unsigned i = 0; i < n; i++)
+        block_complete(&front.dev, done[i].r, done[i].status);
 }
 
 /* Responses are all the backend sends: one that leaves Connected (a
  * detach, a crash, a close) just stops answering. So once requests wait
  * longer than STALL_NS the watchdog asks xenstore where the backend is.
  * EACCES: the node is not ours to read, as an old domain's backend is
- * not after a resume; other errors (a busy client) may pass. */
+ * not after a resume; other errors (a busy client) may pass. A backend
+ * still Connected that answers nothing for blkfront.timeout has lost the
+ * requests (or was never sent them): they fail too. */
 static void watchdog(void *arg)
 {
     (void)arg;
@@ -393,6 +398,12 @@ static void watchdog(void *arg)
             fail_in_flight("is out of reach", "(EACCES)");
         else if (!err && back != XenbusStateConnected)
             fail_in_flight("went", xenbus_state_name(back));
+        else if (!err && time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) >
+                             timeout_s * 1000000000ull) {
+            char detail[32];
+            ksnprintf(detail, sizeof(detail), "%lu s (blkfront.timeout)", timeout_s);
+            fail_in_flight("answered nothing for", detail);
+        }
     }
 }
 
@@ -527,26 +538,6 @@ static void blkfront_suspend(void)
     spin_unlock(&front.lock);
 }
 
-/* blkfront.mutant=no-requeue: what was in flight completes unsent. */
-static void forget_in_flight(void)
-{
-    struct done done[SLOTS];
-    unsigned n = 0;
-    unsigned long flags = spin_lock_irqsave(&front.lock);
-
-    for (unsigned id = 0; id < SLOTS; id++)
-        if (front.slots[id].busy) {
-            front.shadow[id].nr_segs = 0;
-            done[n++] = (struct done){finish_slot(id, BLOCK_OK), BLOCK_OK};
-        }
-    spin_unlock_irqrestore(&front.lock, flags);
-    kprintf("blkfront: %u requests in flight forgotten, completed unsent "
-            "(blkfront.mutant=no-requeue)\n",
-            n);
-    for (unsigned i = 0; i < n; i++)
-        block_complete(&front.dev, done[i].r, done[i].status);
-}
-
 /* Every request held, old grants forgotten (the new table has none),
  * into the new ring in submit order, as the layer first sent them. */
 static unsigned requeue_locked(void)
@@ -604,11 +595,12 @@ static void blkfront_resume(bool new_domain)
             ksnprintf(why, sizeof(why), "blkfront: device/vbd/%s after the resume: %s", id, err);
             kernel_exit(EXIT_FAILURE, why);
         }
-        if (mutant == 1)
-            forget_in_flight();
     }
     flags = spin_lock_irqsave(&front.lock);
-    if (new_domain)
+    if (new_domain && mutant == 1)
+        kprintf("blkfront: %u requests in flight forgotten (blkfront.mutant=no-requeue)\n",
+                (unsigned)(SLOTS - front.nr_free));
+    else if (new_domain)
         n = requeue_locked();
     else
         requeue_waiting();
