@@ -74,10 +74,29 @@ static struct thread *answerer;
 static unsigned resumes, domains[MAX_RESUMES + 1];
 static uint64_t deadline_ns;
 static bool finished; /* the counting threads and the answerer end */
+static struct lifecycle_hook *hooks, **hooks_tail = &hooks;
 
 int lifecycle_mutant(void)
 {
     return mutant;
+}
+
+void lifecycle_register(struct lifecycle_hook *h)
+{
+    h->next = NULL;
+    *hooks_tail = h;
+    hooks_tail = &h->next;
+}
+
+/* Suspends run last registered first, so what a device relies on (the
+ * grant table under a frontend) goes after it and comes back before it. */
+static void suspend_hooks(const struct lifecycle_hook *h)
+{
+    if (!h)
+        return;
+    suspend_hooks(h->next);
+    if (h->suspend)
+        h->suspend();
 }
 
 /* Counts, checking its own copy against memory and the clock against
@@ -176,6 +195,7 @@ static void suspend_once(void)
     for (unsigned cpu = 0; cpu < smp_cpus_online(); cpu++)
         counts[cpu] = counters[cpu].count;
     before_ns = time_now_ns();
+    suspend_hooks(hooks);
     rc = pv_machine_ops.suspend();
     if (rc == 0)
         timer_resume();
@@ -184,6 +204,9 @@ static void suspend_once(void)
     vm_unhold();
     smp_unpark_others(others, rc == 0);
     live_patch_unhold();
+    for (struct lifecycle_hook *h = hooks; h; h = h->next)
+        if (h->resume)
+            h->resume(rc == 0);
     if (rc != 0) {
         kprintf("lifecycle: suspend cancelled, still domain %u\n", domains[resumes]);
         return;

@@ -14,6 +14,19 @@ enum lifecycle_mutant {
 };
 int lifecycle_mutant(void);
 
+/* A device's part in a suspend: suspend runs at the safe point (vCPU 0,
+ * the others parked, interrupts off: it must not sleep), resume in thread
+ * context once the platform has resumed, new_domain false when the
+ * suspend was cancelled. Registered hooks resume in the order registered,
+ * and suspend in the reverse. */
+struct lifecycle_hook {
+    const char *name;
+    void (*suspend)(void);
+    void (*resume)(bool new_domain);
+    struct lifecycle_hook *next;
+};
+void lifecycle_register(struct lifecycle_hook *h);
+
 /* With lifecycle=N: watches for the toolstack's requests and starts the
  * counting threads, one per CPU; call once every CPU runs. */
 void lifecycle_start(void);

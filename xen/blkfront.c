@@ -4,13 +4,16 @@
  * request, or, with persistent grants, copied through a pool of pages
  * granted once and kept mapped by the backend. Both sides avoid
  * notifications: we tell the backend only when it asked (req_event), and
- * it tells us only when we asked (rsp_event, set by the final check). */
+ * it tells us only when we asked (rsp_event, set by the final check).
+ * After a resume in a new domain it connects to the new backend and sends
+ * the requests it held again, in the order they first went. */
 #include "xen/blkif.h"
 
 #include "bench/loop.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/lifecycle.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -37,7 +40,8 @@ static char vbd_id[16];
 OPTION_STRING(vbd_id, "blkfront.vbd",
               "the vbd to use (device/vbd/<id>); the first listed if unset");
 static uint64_t timeout_s = 10;
-OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600, "seconds to wait for the backend at each step");
+OPTION_UINT(timeout_s, "blkfront.timeout", 1, 600,
+            "seconds to wait for the backend at each step, and for any response to requests");
 static bool persistent_wanted = true;
 OPTION_BOOL(persistent_wanted, "blkfront.persistent",
             "use persistent grants when the backend offers them (feature-persistent)");
@@ -58,8 +62,17 @@ OPTION_ENUM(fault, "blkfront.fault", fault_choices,
             "test faults: never publish the ring, corrupt one response's status, or close the "
             "connection mid-run");
 
+/* A negative control for the resume: the requests in flight at a
+ * suspend are never sent to the new backend, nor completed. */
+static const char *const mutant_choices[] = {"none", "no-requeue", 0};
+static int mutant;
+OPTION_ENUM(mutant, "blkfront.mutant", mutant_choices,
+            "test only: forget the requests in flight across a resume (no-requeue)");
+
 struct shadow {
     struct block_request *r;
+    uint64_t seq; /* submit order, kept when sent again */
+    bool in_ring; /* in this connection's ring */
     unsigned nr_segs;
     grant_ref_t gref[SEGS]; /* per-request grants, ended on completion */
 };
@@ -80,8 +93,10 @@ static struct blkfront {
     uint32_t free_ids[SLOTS];
     unsigned nr_free;
     bool persistent;
-    void *pool[SLOTS][SEGS]; /* persistent: made and granted at first use */
-    grant_ref_t pool_ref[SLOTS][SEGS];
+    void *pool[SLOTS][SEGS];           /* persistent: made and granted at first use */
+    grant_ref_t pool_ref[SLOTS][SEGS]; /* 0 (a reserved entry): not granted in this domain */
+    uint64_t seq;
+    bool suspended; /* from a suspend until the reconnect: requests wait in shadow */
     uint64_t malformed;
     uint64_t progress_ns; /* the last response, or the submit that found the ring idle */
     bool gone;            /* the backend left Connected: every request fails */
@@ -123,19 +138,21 @@ static bool pool_page(unsigned id, unsigned seg)
 {
     uint64_t pa;
 
-    if (front.pool[id][seg])
+    if (front.pool_ref[id][seg])
         return true;
-    pa = frame_alloc();
-    if (!pa)
-        return false;
+    if (!front.pool[id][seg]) {
+        pa = frame_alloc();
+        if (!pa)
+            return false;
+        front.pool[id][seg] = phys_to_virt(pa);
+    }
     front.pool_ref[id][seg] =
-        gnttab_grant(front.xb.backend_id, xen_frame_of(phys_to_virt(pa)), false);
+        gnttab_grant(front.xb.backend_id, xen_frame_of(front.pool[id][seg]), false);
     front.dev.stats.grant_ops++;
     if (front.pool_ref[id][seg] == GRANT_REF_NONE) {
-        frame_free(pa);
+        front.pool_ref[id][seg] = 0;
         return false;
     }
-    front.pool[id][seg] = phys_to_virt(pa);
     return true;
 }
 
@@ -164,12 +181,42 @@ static bool fill_segment(unsigned id, unsigned seg, const struct block_request *
     return out->gref != GRANT_REF_NONE;
 }
 
-/* Builds the request in the ring's next private slot; the backend sees it
- * at the next push (kick). */
+/* Builds slot id's request in the ring's next private slot; the backend
+ * sees it at the next push (kick). False when a grant failed. */
+static bool queue_slot(unsigned id)
+{
+    struct block_request *r = front.shadow[id].r;
+    struct blkif_request *req = RING_GET_REQUEST(&front.ring, front.ring.req_prod_pvt);
+    unsigned nr_segs = (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
+
+    req->operation = r->op == BLOCK_READ    ? BLKIF_OP_READ
+                     : r->op == BLOCK_WRITE ? BLKIF_OP_WRITE
+                                            : BLKIF_OP_FLUSH_DISKCACHE;
+    req->nr_segments = (uint8_t)(r->op == BLOCK_FLUSH ? 0 : nr_segs);
+    req->handle = 0;
+    req->id = id;
+    req->sector_number = r->op == BLOCK_FLUSH ? 0 : r->sector;
+    for (unsigned seg = 0; seg < req->nr_segments; seg++) {
+        if (!fill_segment(id, seg, r, &req->seg[seg]))
+            return false;
+        front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
+    }
+    front.slots[id] = (struct blkif_slot){.busy = 1, .operation = req->operation};
+    front.shadow[id].in_ring = true;
+    if (front.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector) {
+        blkfront_trace_request(front.ring.req_prod_pvt, req);
+        front.trace = TRACE_SUBMITTED;
+        front.trace_id = id;
+    }
+    front.ring.req_prod_pvt++;
+    return true;
+}
+
+/* Takes a slot for r; while suspended the request waits there for the
+ * reconnect, which sends it. */
 static enum block_status submit_locked(struct block_request *r)
 {
-    struct blkif_request *req;
-    unsigned id, nr_segs = (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
+    unsigned id;
 
     if ((uintptr_t)r->buf & (PAGE_SIZE - 1))
         return BLOCK_EINVAL; /* a segment is a page's sectors: block.h's page-aligned buf */
@@ -180,31 +227,14 @@ static enum block_status submit_locked(struct block_request *r)
     if (front.nr_free == SLOTS)
         front.progress_ns = time_now_ns();
     id = front.free_ids[--front.nr_free];
-    req = RING_GET_REQUEST(&front.ring, front.ring.req_prod_pvt);
-    req->operation = r->op == BLOCK_READ    ? BLKIF_OP_READ
-                     : r->op == BLOCK_WRITE ? BLKIF_OP_WRITE
-                                            : BLKIF_OP_FLUSH_DISKCACHE;
-    req->nr_segments = (uint8_t)(r->op == BLOCK_FLUSH ? 0 : nr_segs);
-    req->handle = 0;
-    req->id = id;
-    req->sector_number = r->op == BLOCK_FLUSH ? 0 : r->sector;
-    front.shadow[id] = (struct shadow){.r = r};
-    for (unsigned seg = 0; seg < req->nr_segments; seg++) {
-        if (!fill_segment(id, seg, r, &req->seg[seg])) {
-            end_grants(&front.shadow[id]);
-            front.free_ids[front.nr_free++] = id;
-            return BLOCK_EIO;
-        }
-        front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
-    }
-    front.slots[id] = (struct blkif_slot){.busy = 1, .operation = req->operation};
-    if (front.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector) {
-        blkfront_trace_request(front.ring.req_prod_pvt, req);
-        front.trace = TRACE_SUBMITTED;
-        front.trace_id = id;
-    }
-    front.ring.req_prod_pvt++;
-    return BLOCK_PENDING;
+    front.shadow[id] = (struct shadow){.r = r, .seq = front.seq++};
+    front.slots[id] = (struct blkif_slot){.busy = 1};
+    if (front.suspended || queue_slot(id))
+        return BLOCK_PENDING;
+    end_grants(&front.shadow[id]);
+    front.slots[id].busy = 0;
+    front.free_ids[front.nr_free++] = id;
+    return BLOCK_EIO;
 }
 
 static enum block_status blkfront_submit(struct block_device *d, struct block_request *r)
@@ -236,6 +266,10 @@ static void blkfront_kick(struct block_device *d)
     if (fault == FAULT_CLOSE && d->stats.requests >= FAULT_CLOSE_AFTER)
         return; /* held in the ring until the watchdog has closed the connection */
     spin_lock(&front.lock);
+    if (front.suspended) {
+        spin_unlock(&front.lock);
+        return;
+    }
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
     if (front.trace == TRACE_SUBMITTED) {
         blkfront_trace_push(old, front.ring.sring, notify, front.port);
@@ -258,6 +292,7 @@ static struct block_request *finish_slot(unsigned id, enum block_status status)
                          r->len - off < PAGE_SIZE ? r->len - off : (uint32_t)PAGE_SIZE);
     end_grants(s);
     s->r = NULL;
+    s->in_ring = false;
     front.slots[id].busy = 0;
     front.free_ids[front.nr_free++] = id;
     return r;
@@ -363,19 +398,23 @@ static void fail_in_flight(const char *what, const char *detail)
     kprintf("blkfront: backend %s %s %s with %u requests in flight: they fail, as every "
             "request from now on\n",
             front.xb.backend, what, detail, n);
-    for (unsigned i = 0; i < n; i++)
-        block_complete(&front.dev, done[i].r, done[i].status);
+    /* Closed before the failures wake their owner, whose exit may want
+     * xenstore with interrupts off, and so cannot wait for our turn. */
     if (front.xb.state == XenbusStateConnected)
         xenbus_switch(&front.xb, XenbusStateClosing);
     if (front.xb.state != XenbusStateClosed)
         xenbus_switch(&front.xb, XenbusStateClosed);
+    for (unsigned i = 0; i < n; i++)
+        block_complete(&front.dev, done[i].r, done[i].status);
 }
 
 /* Responses are all the backend sends: one that leaves Connected (a
  * detach, a crash, a close) just stops answering. So once requests wait
  * longer than STALL_NS the watchdog asks xenstore where the backend is.
  * EACCES: the node is not ours to read, as an old domain's backend is
- * not after a resume; other errors (a busy client) may pass. */
+ * not after a resume; other errors (a busy client) may pass. A backend
+ * still Connected that answers nothing for blkfront.timeout has lost the
+ * requests (or was never sent them): they fail too. */
 static void watchdog(void *arg)
 {
     (void)arg;
@@ -392,7 +431,8 @@ static void watchdog(void *arg)
             xenbus_switch(&front.xb, XenbusStateClosing);
             xenbus_switch(&front.xb, XenbusStateClosed);
         }
-        if (__atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
+        if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE) ||
+            __atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
             time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS)
             continue;
         err = xenbus_backend_state(&front.xb, &back);
@@ -400,28 +440,34 @@ static void watchdog(void *arg)
             fail_in_flight("is out of reach", "(EACCES)");
         else if (!err && back != XenbusStateConnected)
             fail_in_flight("went", xenbus_state_name(back));
+        else if (!err && time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) >
+                             timeout_s * 1000000000ull) {
+            char detail[32];
+            ksnprintf(detail, sizeof(detail), "%lu s (blkfront.timeout)", timeout_s);
+            fail_in_flight("answered nothing for", detail);
+        }
     }
 }
 
 static const struct block_transport blkfront_transport = {
     .name = "blkfront", .submit = blkfront_submit, .kick = blkfront_kick};
 
-/* The shared ring, granted to the backend, and our port for its events. */
+/* The shared ring, empty, granted to the backend at publish, and our
+ * port for its events; a reconnect reuses the ring's page. */
 static const char *make_ring(void)
 {
-    uint64_t pa = frame_alloc();
-    struct blkif_sring *sring;
+    struct blkif_sring *sring = front.ring.sring;
 
-    if (!pa)
-        return "no frame for the ring";
-    sring = phys_to_virt(pa);
+    if (!sring) {
+        uint64_t pa = frame_alloc();
+        if (!pa)
+            return "no frame for the ring";
+        sring = phys_to_virt(pa);
+    }
     memset(sring, 0, PAGE_SIZE);
     SHARED_RING_INIT(sring);
     FRONT_RING_INIT(&front.ring, sring, BLKIF_RING_PAGE);
     front.port = xen_evtchn_alloc_unbound(front.xb.backend_id, blkfront_event, NULL);
-    front.nr_free = 0;
-    for (unsigned id = SLOTS; id-- > 0;)
-        front.free_ids[front.nr_free++] = id;
     return NULL;
 }
 
@@ -526,6 +572,97 @@ static void disk_name(void)
         ksnprintf(front.name, sizeof(front.name), "xvd");
 }
 
+/* At the safe point: from here requests wait in their slots. */
+static void blkfront_suspend(void)
+{
+    spin_lock(&front.lock);
+    __atomic_store_n(&front.suspended, true, __ATOMIC_RELEASE);
+    spin_unlock(&front.lock);
+}
+
+/* Every request held, old grants forgotten (the new table has none),
+ * into the new ring in submit order, as the layer first sent them. */
+static unsigned requeue_locked(void)
+{
+    unsigned order[SLOTS], n = 0;
+
+    memset(front.pool_ref, 0, sizeof(front.pool_ref));
+    for (unsigned id = 0; id < SLOTS; id++) {
+        if (!front.slots[id].busy)
+            continue;
+        front.shadow[id].nr_segs = 0;
+        front.shadow[id].in_ring = false;
+        unsigned i = n++;
+        for (; i > 0 && front.shadow[order[i - 1]].seq > front.shadow[id].seq; i--)
+            order[i] = order[i - 1];
+        order[i] = id;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (!queue_slot(order[i]))
+            kernel_exit(EXIT_FAILURE, "blkfront: no grant for a request sent again after "
+                                      "the resume");
+    return n;
+}
+
+/* A cancelled suspend keeps the ring and backend: what waited is pushed. */
+static void requeue_waiting(void)
+{
+    for (unsigned id = 0; id < SLOTS; id++)
+        if (front.slots[id].busy && !front.shadow[id].in_ring && !queue_slot(id))
+            kernel_exit(EXIT_FAILURE, "blkfront: no grant for a request held over a "
+                                      "cancelled suspend");
+}
+
+/* The new domain's vbd under the same id: its backend is new (another
+ * path, Initialising, then InitWait), and nothing is written to the old
+ * one's node, which is not ours to write. */
+static void blkfront_resume(bool new_domain)
+{
+    char id[16];
+    const char *err = NULL;
+    bool found = false;
+    unsigned n = 0;
+    unsigned long flags;
+    int notify;
+
+    if (new_domain) {
+        ksnprintf(id, sizeof(id), "%s", front.xb.node + strlen("device/vbd/"));
+        err = xenbus_find("vbd", id, &front.xb, &found);
+        if (!err && !found)
+            err = "no vbd of that id in the new domain";
+        if (!err)
+            err = connect();
+        if (err) {
+            static char why[256];
+            ksnprintf(why, sizeof(why), "blkfront: device/vbd/%s after the resume: %s", id, err);
+            kernel_exit(EXIT_FAILURE, why);
+        }
+    }
+    flags = spin_lock_irqsave(&front.lock);
+    if (new_domain && mutant == 1)
+        kprintf("blkfront: %u requests in flight forgotten (blkfront.mutant=no-requeue)\n",
+                (unsigned)(SLOTS - front.nr_free));
+    else if (new_domain)
+        n = requeue_locked();
+    else
+        requeue_waiting();
+    front.progress_ns = time_now_ns();
+    __atomic_store_n(&front.suspended, false, __ATOMIC_RELEASE);
+    RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.ring, notify);
+    spin_unlock_irqrestore(&front.lock, flags);
+    if (new_domain) {
+        kprintf("blkfront: %s reconnected to %s: port %u, persistent grants %s, %u requests "
+                "in flight sent again\n",
+                front.xb.node, front.xb.backend, front.port, front.persistent ? "on" : "off", n);
+        xen_evtchn_unmask(front.port);
+    }
+    if (notify || new_domain)
+        notify_backend();
+}
+
+static struct lifecycle_hook hook = {
+    .name = "blkfront", .suspend = blkfront_suspend, .resume = blkfront_resume};
+
 /* Registers the vbd xenstore lists, if any; a vbd whose backend does not
  * connect ends the run with one line saying where it stopped. */
 void blkfront_probe(void)
@@ -542,6 +679,8 @@ void blkfront_probe(void)
             kprintf("blkfront: no disk: no vbd%s%s in xenstore\n", vbd_id[0] ? " " : "", vbd_id);
         return;
     }
+    for (unsigned id = SLOTS; id-- > 0;)
+        front.free_ids[front.nr_free++] = id;
     err = connect();
     if (err) {
         static char why[256];
@@ -560,5 +699,6 @@ void blkfront_probe(void)
             front.persistent ? "on" : "off", front.dev.can_flush ? "yes" : "no");
     xen_evtchn_unmask(front.port);
     block_register(&front.dev);
+    lifecycle_register(&hook);
     thread_create("blkfront", watchdog, NULL);
 }

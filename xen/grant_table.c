@@ -3,6 +3,8 @@
  * executable, through the pv mmu ops; the frames come from the backend. */
 #include "xen/grant_table.h"
 
+#include "kernel/exit.h"
+#include "kernel/lifecycle.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "mm/pgtable.h"
@@ -43,22 +45,55 @@ static const char *map_frames(const uint64_t *frames)
     return NULL;
 }
 
-const char *gnttab_init(void)
+static const char *set_up(void)
 {
     uint64_t frames[GNTTAB_FRAMES];
+    const char *err = frames_fn(GNTTAB_FRAMES, frames);
+
+    return err ? err : map_frames(frames);
+}
+
+/* The toolstack saves no page table entry naming a frame outside our p2m
+ * (a PV rule), and Xen's grant frames are outside it: unmapped for the
+ * suspend, under either backend alike. */
+static void gnttab_suspend(void)
+{
+    for (unsigned i = 0; i < GNTTAB_FRAMES; i++) {
+        uint64_t va = GNTTAB_AREA + i * PAGE_SIZE;
+        set_pte(pt_l1_entry(read_cr3(), va, PT_ALLOC_ANY), 0);
+        flush_tlb_one(va);
+    }
+}
+
+/* A new domain's table is empty: every reference is free again, and the
+ * frontends grant afresh. A cancelled suspend keeps the same table. */
+static void gnttab_resume(bool new_domain)
+{
+    const char *err = set_up();
+
+    if (err)
+        panic("xen: the grant table after a resume: %s", err);
+    if (new_domain)
+        grant_refs_init(&refs, next_free, GNTTAB_ENTRIES, GNTTAB_NR_RESERVED_ENTRIES);
+}
+
+static struct lifecycle_hook hook = {
+    .name = "grant table", .suspend = gnttab_suspend, .resume = gnttab_resume};
+
+const char *gnttab_init(void)
+{
     const char *err;
 
     if (table)
         return NULL;
     if (!frames_fn)
         return "this platform has no grant table";
-    err = frames_fn(GNTTAB_FRAMES, frames);
-    if (!err)
-        err = map_frames(frames);
+    err = set_up();
     if (err)
         return err;
     table = (grant_entry_v1_t *)GNTTAB_AREA;
     grant_refs_init(&refs, next_free, GNTTAB_ENTRIES, GNTTAB_NR_RESERVED_ENTRIES);
+    lifecycle_register(&hook);
     return NULL;
 }
 

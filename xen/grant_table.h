@@ -27,7 +27,9 @@ typedef const char *(*gnttab_frames_fn)(unsigned nr, uint64_t *frames);
 /* The backend's way; until one is set, gnttab_init() fails. */
 void gnttab_use(gnttab_frames_fn fn);
 
-/* Sets the table up and maps it, once; NULL or why not. */
+/* Sets the table up and maps it, once, and registers its own part in a
+ * suspend (kernel/lifecycle.h): unmapped before, set up and mapped again
+ * after, every reference free in a new domain. NULL or why not. */
 const char *gnttab_init(void);
 
 /* Lets domid access the frame (xen_frame_of's number); returns the grant

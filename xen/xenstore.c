@@ -1,10 +1,14 @@
 /* The xenstore client's hypercall side: the request goes into the ring,
  * EVTCHNOP_send tells the daemon, and the reply is polled for with a
  * bounded xen_wait (SCHEDOP_poll on the store port, which works with
- * events masked). No lock: a busy flag turns a request made while another
- * is interrupted (an exit from a trap) into an error instead of a hang. */
+ * events masked). One request at a time: a thread waits its turn, while
+ * a trap or a caller with interrupts off, which may have interrupted the
+ * request under way, gets an error instead of a hang. */
 #include "xen/xenstore.h"
 
+#include "kernel/sched.h"
+#include "kernel/time.h"
+#include "pv/irq.h"
 #include "xen/backend.h"
 #include "xen/hypercall.h"
 #include "xen/xenstore_ring.h"
@@ -106,8 +110,26 @@ static const char *exchange(uint32_t type, uint32_t tx_id, const char *path, con
     return err ? err : receive_reply(type, buf, len, &w);
 }
 
-/* One request in flight at a time; the flag is not a lock, so a trap that
- * interrupted a request gets an error rather than waiting for it. */
+/* The turn to send a request. Only a caller with interrupts on (a thread,
+ * which the holder can be scheduled around) waits, and for no longer than
+ * a request may take; atomic, as another vCPU's request is just as busy. */
+static bool take_turn(void)
+{
+    uint64_t end;
+
+    if (!__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
+        return true;
+    if (!(irq_save_flags() & X86_EFLAGS_IF))
+        return false;
+    end = time_now_ns() + TIMEOUT_S * 1000000000ull;
+    while (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE)) {
+        if (time_now_ns() > end)
+            return false;
+        thread_yield();
+    }
+    return true;
+}
+
 static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, const char *value,
                               char *buf, size_t len)
 {
@@ -115,9 +137,8 @@ static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, c
 
     if (unusable)
         return unusable;
-    /* Atomic: the request another vCPU has under way is just as busy. */
-    if (__atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
-        return "busy: a request was interrupted, or another vCPU's is under way";
+    if (!take_turn())
+        return "busy: a request was interrupted, or another's outlasted the wait";
     err = exchange(type, tx_id, path, value, buf, len);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
     return err;
@@ -202,23 +223,9 @@ const char *xenstore_take(const char *path, char *buf, size_t len)
     return xs_take_node(exchange_in_txn, NULL, path, buf, len);
 }
 
-/* Xen ABI (xs_wire.h): XS_TRANSACTION_START takes an empty string and
- * answers with the transaction's id in decimal. */
 const char *xenstore_transaction_start(uint32_t *tx)
 {
-    char id[16];
-    const char *err = transact(XS_TRANSACTION_START, "", NULL, id, sizeof(id));
-    uint32_t v = 0;
-
-    if (err)
-        return err;
-    for (const char *p = id; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return "transaction id not a number";
-        v = v * 10 + (uint32_t)(*p - '0');
-    }
-    *tx = v;
-    return v ? NULL : "transaction id 0";
+    return xs_transaction_start(exchange_in_txn, NULL, tx);
 }
 
 /* Xen ABI: XS_TRANSACTION_END's payload is "T" to commit, "F" to abort. */

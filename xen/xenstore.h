@@ -1,7 +1,8 @@
 /* A domU's xenstore client: one request at a time over the ring page and
  * event channel its start info names (xen/xenstore_ring.c has the pure ring
- * code). Every call is bounded in time, and callable with events masked
- * or from a trap; none panics. Errors are phrases to print: the daemon's
+ * code); a thread waits its turn, a trap or a caller with interrupts off
+ * fails at once while another request is under way. Every call is bounded
+ * in time, and callable with events masked or from a trap; none panics. Errors are phrases to print: the daemon's
  * own error name ("ENOENT", "EACCES", valid until the next call) or what
  * went wrong locally. A
  * relative path is under the domain's home, /local/domain/<domid>/. */

@@ -6,7 +6,7 @@
 #include "xen/xen_public.h"
 
 /* Xen ABI (xenstore.txt): TRANSACTION_START's reply is the id in decimal. */
-static const char *start(xs_exchange_fn exchange, void *ctx, uint32_t *tx_id)
+const char *xs_transaction_start(xs_exchange_fn exchange, void *ctx, uint32_t *tx_id)
 {
     char id[16];
     const char *err = exchange(ctx, XS_TRANSACTION_START, 0, "", NULL, id, sizeof(id));
@@ -50,7 +50,7 @@ static const char *try_take(xs_exchange_fn exchange, void *ctx, const char *path
 {
     uint32_t tx_id;
     char ok[8];
-    const char *err = start(exchange, ctx, &tx_id);
+    const char *err = xs_transaction_start(exchange, ctx, &tx_id);
 
     if (err)
         return err;

@@ -19,6 +19,9 @@
 typedef const char *(*xs_exchange_fn)(void *ctx, uint32_t type, uint32_t tx_id, const char *path,
                                       const char *value, char *buf, size_t len);
 
+/* Starts a transaction: *tx_id its id, never 0; NULL or an error. */
+const char *xs_transaction_start(xs_exchange_fn exchange, void *ctx, uint32_t *tx_id);
+
 /* Reads path into buf[0..len) and, unless it is empty, writes "" over it,
  * in one transaction retried on EAGAIN; NULL or an error, valid until the
  * next call. On an error buf holds nothing to act on. */

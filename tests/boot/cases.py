@@ -1335,3 +1335,53 @@ CASES += [
                 r"^blkfront: backend /local/domain/0/backend/vbd/\d+/51712 went Closed with 8 "
                 r"requests in flight: they fail, as every request from now on$"]),
 ]
+
+# blkfront across a plan (kernel/lifecycle.c's hooks): after each resume it
+# connects to the new domain's backend and sends the requests it held
+# again; disk=on runs passes until the last resume, and the host checks
+# the file after. The control forgets the held requests, neither sending
+# them again nor completing them (blkfront.mutant=no-requeue): the
+# watchdog finds the connected backend answering nothing for
+# blkfront.timeout and fails them, and the workload with them.
+BLKFRONT_AGAIN = (r"^blkfront: device/vbd/51712 reconnected to "
+                  r"/local/domain/0/backend/vbd/%s/51712: port \d+, persistent grants on, (\d+) requests in flight sent again$")
+
+
+def requests_held(console):
+    """The plan proves nothing unless some step found requests in flight."""
+    held = re.findall(BLKFRONT_AGAIN % r"\d+", console, re.M)
+    return None if any(int(n) for n in held) else "no resume found a request in flight"
+
+
+_STEPS = ["save-restore", "move"]
+CASES += [
+    dict(name="domu-lifecycle-disk-pv",
+         args=["--domu"] + disk_args("domu-lifecycle-disk-pv") + ["--lifecycle", ",".join(_STEPS)],
+         cmdline="disk=on",
+         expect=[DISK_READY, BLKFRONT_UP % "on", LIFECYCLE_READY % 2,
+                 BLKFRONT_AGAIN % 2, BLKFRONT_AGAIN % 3,
+                 LIFECYCLE_SUSPEND % (1, 1), LIFECYCLE_RESUME % (1, 2, 1, 2),
+                 LIFECYCLE_SUSPEND % (2, 2), LIFECYCLE_RESUME % (2, 2, 2, 3),
+                 r"^disk: xvda \(blkfront\): 256 blocks x \d+ passes at depth 8, seed 0x1: "
+                 r"written, read back and checked, flushed$",
+                 r"^lifecycle: resumed 2 times, domains 1 2 3$", PASS,
+                 r"^disk-check: 256 blocks verified on the host, 0 wrong; (\d+) flushes by the "
+                 r"device for \1 claimed$"],
+         reject=CLEAN + [r"^blkfront: backend "], check=requests_held,
+         last_line=None, timeout=run_domu.lifecycle_timeout(_STEPS, disk=True) + 60),
+    dict(name="domu-lifecycle-disk-no-requeue",
+         args=["--domu"] + disk_args("domu-lifecycle-disk-no-requeue") + [
+             "--lifecycle", "save-restore"],
+         cmdline="disk=on blkfront.mutant=no-requeue",
+         expect=[LIFECYCLE_SUSPEND % (1, 1),
+                 r"^blkfront: [1-9]\d* requests in flight forgotten \(blkfront.mutant=no-requeue\)$",
+                 r"^blkfront: backend /local/domain/0/backend/vbd/2/51712 answered nothing for 10 s "
+                 r"\(blkfront.timeout\) with [1-9]\d* requests in flight: they fail, as every "
+                 r"request from now on$",
+                 r"^patchbay: FAIL disk: the (write of block|read of block|flush after "
+                 r"generation) \d+ failed: device gone$"],
+         reject=[PASS, r"^lifecycle: resumed ", r"exit status \d+ not written"],
+         # The host's check of the file follows the guest's verdict.
+         last_line=None, status="fail",
+         timeout=run_domu.lifecycle_timeout(["save-restore"], disk=True) + 60),
+]
