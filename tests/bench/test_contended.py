@@ -22,7 +22,7 @@ from report import check, load_tool, summary  # noqa: E402
 
 CONSOLE = """\
 bench: detail=lock_contended rep=1 per_acq=2152 unit=instructions acquisitions=10098 \
-long_waits=31 long_wait=50000 blocked=0 kicked=0
+long_waits=31 long_wait=50000 blocked=0 kicked=0 contended=9731 timed=170
 bench: detail=lock_contended rep=2 per_acq=1772 unit=instructions acquisitions=12154 \
 long_waits=30 long_wait=50000 blocked=0 kicked=0
 bench: detail=lock_contended rep=3 per_acq=1005 unit=instructions acquisitions=20512 \
@@ -112,6 +112,22 @@ def test_pool_and_report():
           and "from 1.8x to 2.1x" in ratio[0] and "pv ticket takes **1.6x**" in ratio[1]
           and "takes **1.2x** its own time on 2 over 2" in ratio[2]
           and "(570 against 478)" in ratio[2], ratio)
+    check("report: each ratio against its goal, met",
+          "(plain at least 2x: goal met)" in ratio[0]
+          and "(within 1.5x: goal met)" in ratio[2], ratio)
+    slow = dict(result(), runs=[run_of([800, 900, 1000], blocked=3)])
+    lines = bench_contended.section([(dict(cfg, id="xen-pv-patched+spinlock=off+smp4"), plain),
+                                     (dict(cfg, id="xen-pv-patched+smp4"), slow),
+                                     (dict(cfg, id="xen-pv-patched+smp2", smp=2, host_cpus=None),
+                                      alone)])
+    ratio = [line for line in lines if "takes **" in line]
+    check("report: a missed goal says so, with what the repetitions measured",
+          len(ratio) == 2 and "plain spinning takes **1.3x**" in ratio[0]
+          and "(plain at least 2x: goal missed: plain spinning: 3 of 6 repetitions had a wait "
+          "of 50000+, a median of 0 blocks per repetition)" in ratio[0]
+          and "takes **1.9x** its own time" in ratio[1]
+          and "(within 1.5x: goal missed: the pv qspinlock: 3 of 3 repetitions had a wait of "
+          "50000+, a median of 3 blocks per repetition)" in ratio[1], ratio)
     check("report: nothing without runs", bench_contended.section([]) == [])
 
 
