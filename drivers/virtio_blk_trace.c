@@ -13,12 +13,9 @@ static uint16_t index_after(const void *end)
 
 static void dump(const char *what, const void *p, size_t n)
 {
-    const uint8_t *b = p;
-    char line[3 * 16 + 1];
-    size_t at = 0;
+    char line[3 * 16];
 
-    for (size_t i = 0; i < n && i < 16; i++)
-        at += (size_t)ksnprintf(line + at, sizeof(line) - at, "%s%02x", i ? " " : "", b[i]);
+    ksnprint_bytes(line, sizeof(line), p, n);
     kprintf("virtio-blk: trace: %s: %s\n", what, line);
 }
 

@@ -323,3 +323,15 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
     return n;
 }
+
+void ksnprint_bytes(char *buf, size_t size, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t at = 0;
+
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at + (i ? 3 : 2) < size; i++)
+        at += (size_t)ksnprintf(buf + at, size - at, "%s%02x", i ? " " : "", b[i]);
+}

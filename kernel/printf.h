@@ -23,4 +23,8 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* n bytes as "xx xx ...", as many whole bytes as fit in size (NUL included):
+ * a dump line's bytes, cut at a byte boundary. */
+void ksnprint_bytes(char *buf, size_t size, const void *p, size_t n);
+
 #endif

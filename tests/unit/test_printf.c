@@ -338,6 +338,23 @@ static void test_matches_libc(void **state)
     }
 }
 
+/* Whole bytes only: a dump line cut by its buffer ends at a byte. */
+static void test_bytes_cut_at_a_byte(void **state)
+{
+    const unsigned char b[] = {0x00, 0xab, 0x7f, 0xff};
+    char buf[16];
+
+    (void)state;
+    ksnprint_bytes(buf, sizeof(buf), b, sizeof(b));
+    assert_string_equal(buf, "00 ab 7f ff");
+    ksnprint_bytes(buf, 9, b, sizeof(b)); /* room for "00 ab 7f" and its NUL */
+    assert_string_equal(buf, "00 ab 7f");
+    ksnprint_bytes(buf, 8, b, sizeof(b));
+    assert_string_equal(buf, "00 ab");
+    ksnprint_bytes(buf, sizeof(buf), b, 0);
+    assert_string_equal(buf, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_kvsnprintf),
         cmocka_unit_test(test_kformat_counts_what_it_emits),
         cmocka_unit_test(test_matches_libc),
+        cmocka_unit_test(test_bytes_cut_at_a_byte),
     };
 
     setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */
