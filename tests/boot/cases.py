@@ -1019,7 +1019,9 @@ CASES += [
          reject=NOT_RUN,
          last_line=CMDLINE_FAIL + r"time.miscalibrate=on needs xen.timer=lapic under PVH: ",
          status="cmdline", timeout=XEN_TIMEOUT),
-    dict(name="xen-pvh-lapic-miscalibrated", args=PVH_DOM0,
+    # Under icount: with the host busy, a vCPU descheduled across the early
+    # delivery takes it late, and a run of the miscalibrated timer passed.
+    dict(name="xen-pvh-lapic-miscalibrated", args=PVH_DOM0 + ["--icount"],
          cmdline="xen.timer=lapic time.miscalibrate=on",
          expect=[r"^time: APIC timer \d+\.\d MHz, calibrated against Xen's clock as if its 10 ms "
                  r"were 40 \(time.miscalibrate=on\)$",
