@@ -32,6 +32,14 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from report import check, load_tool, summary  # noqa: E402
 
 
+class Shown:
+    """What a console stream showed: the bytes written to it."""
+    data = b""
+
+    def write(self, data):
+        self.data += data
+
+
 def refused(argv, message):
     """tools/run argv exits 2 before QEMU, its last stderr line message."""
     p = subprocess.run([sys.executable, RUN] + argv, stdin=subprocess.DEVNULL,
@@ -307,12 +315,6 @@ def check_lifecycle(run_domu, args):
 def check_lifecycle_lines(run_domu):
     """The door's lines are shown as they are, dom0's are not; its failure
     is the verdict, with Xen's report of a domain that crashed meanwhile."""
-    class Shown:
-        data = b""
-
-        def write(self, data):
-            self.data += data
-
     shown = Shown()
     stream = run_domu.DomuConsole(shown, False, None)
     stream.write(b"dom0: toolstack up\r\ndomU| lifecycle: watching control/shutdown for 2 "
@@ -409,12 +411,6 @@ def check_disk(run, run_domu, args):
     a = args("--domu", "--disk", "f.img", "--lifecycle", "save-restore,move")
     check("--disk --lifecycle save-restore,move: 20 s more a step, 90 + 2 * 50 s in all",
           a.timeout == 190 and "lifecycle.timeout=190" in a.cmdline, (a.timeout, a.cmdline))
-
-    class Shown:
-        data = b""
-
-        def write(self, data):
-            self.data += data
 
     shown = Shown()
     stream = run_domu.DomuConsole(shown, False, None)
