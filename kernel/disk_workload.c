@@ -17,12 +17,12 @@
 #include "kernel/console.h"
 #include "kernel/disk_pattern.h"
 #include "kernel/exit.h"
-#include "kernel/lifecycle.h"
 #include "kernel/printf.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/wait_queue.h"
+#include "kernel/workload.h"
 #include "mm/frame_alloc.h"
 #include "mm/pgtable.h"
 
@@ -224,8 +224,8 @@ void disk_workload_run(void)
     d = usable_disk();
     before = d->stats;
     t0 = bench_cycles();
-    /* Under lifecycle=N the passes go on until every resume has come. */
-    for (passes = 0; passes < disk_passes || lifecycle_waiting(); passes++) {
+    /* Held open (kernel/workload.h), the passes go on past their count. */
+    for (passes = 0; passes < disk_passes || workload_held(); passes++) {
         run_phase(d, BLOCK_WRITE, passes + 1);
         run_phase(d, BLOCK_READ, passes + 1);
         flush(d, passes + 1);

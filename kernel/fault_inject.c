@@ -135,18 +135,24 @@ OPTION_CHECK(fault_cpu_places_the_fault);
 
 /* Every mutator passes the point, so only the first commits the fault:
  * two announcing at once, one preempted mid-line, garbled the line. */
-void fault_inject_point(enum fault_point point)
+static void commit_at_point(enum write_barrier_point point)
 {
     static bool claimed;
     volatile uint64_t *volatile unmapped = (uint64_t *)UNMAPPED_ADDRESS;
 
-    if ((point == FAULT_IN_MUTATOR && fault_kind == FAULT_WL_MUTATOR) ||
-        (point == FAULT_IN_WRITE_HANDLER && fault_kind == FAULT_WL_HANDLER)) {
+    if ((point == WL_IN_MUTATOR && fault_kind == FAULT_WL_MUTATOR) ||
+        (point == WL_IN_WRITE_HANDLER && fault_kind == FAULT_WL_HANDLER)) {
         if (__atomic_exchange_n(&claimed, true, __ATOMIC_ACQ_REL))
             return;
         announce();
         *unmapped = 1;
     }
+}
+
+void fault_inject_arm(void)
+{
+    if (in_workload(fault_kind))
+        write_barrier_on_point(commit_at_point);
 }
 
 static void commit(void)

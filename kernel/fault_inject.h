@@ -3,14 +3,10 @@
 #ifndef KERNEL_FAULT_INJECT_H
 #define KERNEL_FAULT_INJECT_H
 
-/* Places inside other code where a fault can be asked for. */
-enum fault_point {
-    FAULT_IN_MUTATOR,       /* fault=wl-mutator: a write-barrier mutator thread */
-    FAULT_IN_WRITE_HANDLER, /* fault=wl-handler: the workload's write-fault handler */
-};
-
-/* Commits a #PF here if fault= chose this point; returns otherwise. */
-void fault_inject_point(enum fault_point point);
+/* Hands the workload its hook when fault= chose a fault inside it
+ * (wl-mutator, wl-handler): the workload calls it at its points and the
+ * first to reach the chosen one commits a #PF. Call before the workloads. */
+void fault_inject_arm(void);
 
 /* Commits the fault fault= chose, unless it belongs to a point never
  * reached, and then ends the run with a failure; returns only when none

@@ -21,6 +21,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/workload.h"
 #include "kernel/write_barrier.h"
 #include "mm/kernel_map.h"
 #include "mm/vm.h"
@@ -257,6 +258,13 @@ static void answer(void *unused)
     }
 }
 
+/* Whether resumes are still awaited (and the time is not up): the
+ * workloads go on meanwhile. */
+static bool lifecycle_waiting(void)
+{
+    return resumes < resumes_wanted && time_now_ns() < deadline_ns;
+}
+
 void lifecycle_start(void)
 {
     const char *err;
@@ -271,6 +279,7 @@ void lifecycle_start(void)
     }
     domains[0] = pv_machine_ops.domain_id();
     deadline_ns = time_now_ns() + timeout_s * NSEC_PER_SEC;
+    workload_add_hold(lifecycle_waiting);
     for (unsigned cpu = 0; cpu < smp_cpus_online(); cpu++) {
         counters[cpu].last_ns = time_now_ns();
         counters[cpu].thread = thread_create_on(cpu, "counter", count, &counters[cpu]);
@@ -282,11 +291,6 @@ void lifecycle_start(void)
         panic("lifecycle: no thread slot for the thread that answers the toolstack");
     kprintf("lifecycle: watching control/shutdown for %lu resumes in domain %u\n", resumes_wanted,
             domains[0]);
-}
-
-bool lifecycle_waiting(void)
-{
-    return resumes < resumes_wanted && time_now_ns() < deadline_ns;
 }
 
 void lifecycle_finish(void)

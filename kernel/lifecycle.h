@@ -27,13 +27,10 @@ struct lifecycle_hook {
 };
 void lifecycle_register(struct lifecycle_hook *h);
 
-/* With lifecycle=N: watches for the toolstack's requests and starts the
- * counting threads, one per CPU; call once every CPU runs. */
+/* With lifecycle=N: watches for the toolstack's requests, starts the
+ * counting threads, one per CPU, and holds the workloads open until the
+ * last resume (kernel/workload.h); call once every CPU runs. */
 void lifecycle_start(void);
-
-/* Whether resumes are still awaited (and the time is not up): the
- * workload goes on meanwhile. */
-bool lifecycle_waiting(void);
 
 /* Waits for the last resume, ends the threads and prints the domains;
  * ends the run if the resumes did not all come. */

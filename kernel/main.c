@@ -125,6 +125,7 @@ void kernel_main(void)
     mm_tlb_test();                             /* mm.tlbtest=on: no stale TLB entry survives */
     pv_repatch_test();                         /* pv.repatch_test=N: patching with CPUs live */
     lifecycle_start();                         /* lifecycle=N: the toolstack may move us */
+    fault_inject_arm();                        /* fault=wl-*: the workload's hook */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
     disk_workload_run();                       /* disk=on: write, read back, flush */
     lifecycle_finish();                        /* every resume came, each checked */

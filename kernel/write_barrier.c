@@ -16,12 +16,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
-#include "kernel/fault_inject.h"
-#include "kernel/lifecycle.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/workload.h"
 #include "mm/mm_stats.h"
 #include "mm/vm.h"
 
@@ -102,6 +101,19 @@ static void *page_address(uint64_t page)
     return (void *)(heap.words + page * WORDS_PER_PAGE);
 }
 
+static write_barrier_point_fn point_hook;
+
+void write_barrier_on_point(write_barrier_point_fn hook)
+{
+    point_hook = hook;
+}
+
+static inline void reach_point(enum write_barrier_point point)
+{
+    if (point_hook)
+        point_hook(point);
+}
+
 /* The write barrier: a page's first write this cycle. A second fault on a
  * dirty page means the unprotect did not take, so it is not handled. */
 static bool heap_write_fault(uint64_t addr, void *ctx)
@@ -109,7 +121,7 @@ static bool heap_write_fault(uint64_t addr, void *ctx)
     uint64_t page = (addr - (uint64_t)heap.words) / PAGE_SIZE;
 
     (void)ctx;
-    fault_inject_point(FAULT_IN_WRITE_HANDLER);
+    reach_point(WL_IN_WRITE_HANDLER);
     if (bit_test_and_set(heap.dirty, page))
         return false;
     return mprotect(page_address(page), PAGE_SIZE, VM_READ | VM_WRITE) == 0;
@@ -143,7 +155,7 @@ static void mutate(void *arg)
         uint64_t word = page * WORDS_PER_PAGE + (r >> 32) % WORDS_PER_PAGE;
         uint64_t value = next_random(&m->random);
 
-        fault_inject_point(FAULT_IN_MUTATOR);
+        reach_point(WL_IN_MUTATOR);
         heap.words[word] = value; /* faults if the page is still protected */
         heap.shadow[word] = value;
         bit_test_and_set(heap.written, page);
@@ -260,8 +272,8 @@ void write_barrier_run(void)
         return;
     map_heap();
     mm_stats_reset(); /* the counters cover the cycles, not the set-up */
-    /* Under lifecycle=N the workload runs on until every resume has come. */
-    for (cycles = 0; cycles < wl_cycles || lifecycle_waiting(); cycles++) {
+    /* Held open (kernel/workload.h), the workload runs on past its count. */
+    for (cycles = 0; cycles < wl_cycles || workload_held(); cycles++) {
         uint64_t cycle = cycles, start_ns = time_now_ns();
         uint64_t t0 = tsc_ticks(), t1, t2;
         run_mutators(cycle);
