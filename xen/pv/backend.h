@@ -42,9 +42,9 @@ static inline uint64_t virt_to_maddr(const void *va)
  * stack with Xen's start_info and the top of Xen's bootstrap stack. */
 __attribute__((noreturn)) void xen_start(start_info_t *si, uint64_t xen_stack_top);
 
-/* start.c: maps Xen's shared_info (or, before a suspend, our own frame
- * again) at xen_shared_info_page; and reads start_info's console and
- * xenstore rings into xen_domain. */
+/* shared_info.c: maps Xen's shared_info (or, before a suspend, our own
+ * frame again) at xen_shared_info_page. start.c: reads start_info's
+ * console and xenstore rings into xen_domain. */
 void xen_pv_map_shared_info(uint64_t maddr);
 void xen_pv_read_domain(const start_info_t *si);
 
@@ -57,12 +57,12 @@ void xen_mmu_check_cr3(void); /* panics unless read_cr3's copy is the table Xen 
 const char *xen_pv_lifecycle_start(void);
 
 /* Bring-up, in the order xen_install() (install.c) runs it. */
-void xen_guest_init(void); /* start.c: start_info's magic checked, shared_info mapped */
-void xen_traps_init(void); /* traps.c: the virtual IDT */
+void xen_guest_init(const start_info_t *si); /* shared_info.c: magic checked, shared_info mapped */
+void xen_traps_init(void);                   /* traps.c: the virtual IDT */
 /* traps.c: the same virtual IDT in another vCPU's VCPUOP_initialise context. */
 void xen_traps_context(struct vcpu_guest_context *c);
-void xen_callbacks_init(void); /* traps.c: the upcall and failsafe callbacks */
-void xen_install(void);        /* install.c: all of the above, then every ops table */
+void xen_callbacks_init(void);            /* traps.c: the upcall and failsafe callbacks */
+void xen_install(const start_info_t *si); /* install.c: all of the above, then every ops table */
 
 /* traps.c: the upcall and failsafe callbacks for another vCPU's
  * VCPUOP_initialise context; vCPU 0 registers its own. */
@@ -76,9 +76,11 @@ void xen_pv_force_upcall(void);
  * keeping every register; never called from C. */
 void xen_pv_restore_fl_cf(void);
 
-/* mmu.c: the multicall buffers and CR3's value, before the table is used;
- * and, once xen.mmu= is read, what the chosen mode needs from Xen. */
-void xen_mmu_init(void);
+/* mmu_batch.c: every vCPU's multicall buffer; tlb.c: this vCPU's copy of
+ * CR3, from the trapped read of the real one. Both before the table is used. */
+void xen_mmu_batch_init(void);
+void xen_mmu_cr3_init(void);
+/* mmu.c: once xen.mmu= is read, what the chosen mode needs from Xen. */
 void xen_mmu_setup(void);
 /* hypercall_sites.c: every hypercall site rewritten as xen.hypercall= says. */
 void xen_hypercall_setup(void);

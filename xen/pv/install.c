@@ -39,7 +39,7 @@ void xen_setup(void)
  * The twin of `native_install`: every table, each filled from the registry
  * with xen_<op> functions. Site ops go through the callee-save thunks
  * `PV_THUNKS` makes below. */
-void xen_install(void)
+void xen_install(const start_info_t *si)
 {
     /* CPU: cpuid through Xen's emulation, so we see the domain's policy;
      * CR2 from vcpu_info; the GS base by hypercall. First, as the per-CPU
@@ -56,12 +56,13 @@ void xen_install(void)
      * or a domU's console ring and exit through xenstore and
      * SCHEDOP_shutdown; a panic can be reported from here on. */
     xen_console_init();
+    xen_features_read();
     pv_machine_ops = (struct pv_machine_ops)PV_TABLE(xen, machine);
     /* Before the toolstack's first save: the p2m where it looks for it. */
     pv_machine_ops.lifecycle_start = xen_pv_lifecycle_start;
     pv_info = (struct pv_info){
         .name = "xen-pv", .variant = xen_role_variant(), .caps = PV_CAP_XEN | PV_CAP_XEN_PV};
-    xen_guest_init();
+    xen_guest_init(si);
     xen_traps_init();     /* exceptions reach trap_dispatch() */
     xen_callbacks_init(); /* the upcall and failsafe callbacks */
     /* Every port masked; unmasking on the port's vCPU announces a pending
@@ -69,7 +70,8 @@ void xen_install(void)
     xen_events_init(xen_evtchn_unmask_locally);
     /* Interrupt flag: the vCPU's event mask. */
     pv_irq_ops = (struct pv_irq_ops)PV_TABLE(xen, irq);
-    xen_mmu_init();
+    xen_mmu_batch_init();
+    xen_mmu_cr3_init();
     /* Patching: the mask store inline, direct calls elsewhere; text
      * written through a writable, non-executable alias (text_poke.c). */
     pv_patch_ops = (struct pv_patch_ops)PV_TABLE(xen, patch);

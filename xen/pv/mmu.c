@@ -44,20 +44,6 @@ OPTION_BOOL_WHERE(PV_CAP_XEN_PV, xen_mmu_pin_tables, "xen.pin",
  * need not clear the entry. Never in trap mode, which has no hypercall. */
 bool xen_mmu_preserve_ad;
 
-void xen_mmu_init(void)
-{
-    xen_mmu_batch_init();
-    xen_mmu_cr3_init();
-}
-
-static bool xen_offers(unsigned feature)
-{
-    struct xen_feature_info fi = {.submap_idx = feature / 32};
-
-    xen_must(HYPERVISOR_xen_version(XENVER_get_features, &fi), "xen_version get_features");
-    return fi.submap & (1u << (feature % 32));
-}
-
 static const char *mode_description(char *buf, size_t size)
 {
     if (xen_mmu_mode == XEN_MMU_TRAP)
@@ -83,7 +69,7 @@ static const char *ad_policy(bool offered)
 
 void xen_mmu_setup(void)
 {
-    bool offered = xen_offers(XENFEAT_mmu_pt_update_preserve_ad);
+    bool offered = xen_has_feature(XENFEAT_mmu_pt_update_preserve_ad);
     char description[160];
 
     xen_mmu_preserve_ad = xen_mmu_mode != XEN_MMU_TRAP && preserve_ad_wanted && offered;

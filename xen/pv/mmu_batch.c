@@ -10,6 +10,7 @@
 #include "xen/hypercall.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/mmu.h"
+#include "xen/pv/mmu_batch.h"
 #include "xen/pv/multicall.h"
 
 struct mmu_cpu xen_mmu_cpus[MAX_CPUS];

@@ -9,6 +9,7 @@
 #include "xen/hypercall.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/mmu.h"
+#include "xen/pv/mmu_batch.h"
 
 /* Our one mapping of frame pa (VA == PA): read-only while it is a page
  * table, writable data once it is not. */

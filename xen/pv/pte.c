@@ -7,6 +7,7 @@
 #include "mm/mm_stats.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/mmu.h"
+#include "xen/pv/mmu_batch.h"
 
 /* Swap mode queues every update it does not swap as batch mode does. */
 static bool batching(void)

@@ -11,19 +11,7 @@
 #include "xen/hypercall.h"
 #include "xen/pv/start_info.h"
 
-#define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
-
 start_info_t *xen_start_info;
-
-/* Xen ABI: the shared_info page is given by machine address; a PV guest
- * maps it itself. */
-void xen_pv_map_shared_info(uint64_t maddr)
-{
-    uint64_t pte = maddr | PTE_P | PTE_W | PTE_A | PTE_D | PTE_NX;
-
-    xen_must(HYPERVISOR_update_va_mapping((uint64_t)&xen_shared_info_page, pte, UVMF_INVLPG),
-             "update_va_mapping shared_info");
-}
 
 /* A page of ours the domain builder named by machine frame, at the
  * virtual address of its pseudo-physical frame (Xen ABI: the builder maps
@@ -56,15 +44,6 @@ void xen_pv_read_domain(const start_info_t *si)
                                                  : "no store page (store_mfn 0)";
 }
 
-void xen_guest_init(void)
-{
-    const start_info_t *si = xen_start_info;
-
-    if (strncmp(si->magic, XEN_START_INFO_MAGIC, strlen(XEN_START_INFO_MAGIC)) != 0)
-        panic("xen: start_info magic \"%.32s\", expected \"%s\"", si->magic, XEN_START_INFO_MAGIC);
-    xen_pv_map_shared_info(si->shared_info);
-}
-
 static void print_xen_banner(const start_info_t *si)
 {
     char version[48];
@@ -80,11 +59,11 @@ void xen_start(start_info_t *si, uint64_t xen_stack_top)
 
     /* Without the hypercall page nothing can be said; a trap makes Xen
      * log the crash instead. */
-    if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
+    if (!xen_hypercall_page_filled())
         __builtin_trap();
     xen_start_info = si;
     xen_pv_read_domain(si);
-    xen_install(); /* console first, then traps, events and every ops table */
+    xen_install(si); /* console first, then traps, events and every ops table */
     boot_info.method = BOOT_XEN_PV;
     err = xen_start_info_parse((const uint8_t *)si, sizeof(*si), (uint64_t)si,
                                (uint64_t)__kernel_end, xen_stack_top, &boot_info);

@@ -7,6 +7,7 @@
 #include "mm/pgtable.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/mmu.h"
+#include "xen/pv/mmu_batch.h"
 
 static uint64_t cr3_pa[MAX_CPUS]; /* each CR3 as a pseudo-physical address, across a suspend */
 
