@@ -45,6 +45,7 @@ struct xen_domain {
     /* dom0's port I/O (QEMU's isa-debug-exit) needs PHYSDEVOP_set_iopl
      * first: a PV guest's kernel runs in ring 3. */
     bool ports_need_iopl;
+    uint32_t features; /* XENFEAT_* bits 0-31 (XENVER_get_features), xen_features_read() */
 };
 extern struct xen_domain xen_domain;
 
@@ -52,6 +53,11 @@ extern struct xen_domain xen_domain;
  * memory take it: the machine frame under PV, the guest frame under PVH
  * (the mmu ops' memory model says which). */
 uint64_t xen_frame_of(const void *va);
+
+/* domain.c: Xen's feature bits, read once by each install function before
+ * anything asks; then whether Xen offers one (XENFEAT_*). */
+void xen_features_read(void);
+bool xen_has_feature(unsigned feature);
 
 /* A hypercall the kernel cannot go on without: panics naming the op and
  * Xen's error number (a negated errno from <xen/errno.h>). hypercall.c. */
@@ -95,7 +101,7 @@ const char *xen_role_variant(void); /* pv_info.variant */
 /* machine.c: "Xen 4.17.7", from XENVER_version and XENVER_extraversion. */
 void xen_version_string(char *buf, size_t len);
 
-/* machine.c: a bounded wait for events on one port, for code that polls a
+/* event_wait.c: a bounded wait for events on one port, for code that polls a
  * shared ring. Works with events masked and from a trap context. The
  * caller checks its ring, then calls xen_wait_event(), which sleeps until
  * the port fires or 10 ms pass, clears the port's pending bit and returns
@@ -128,6 +134,9 @@ void xen_vcpu_info_register(unsigned cpu);
  * timer and IPI, by cpu itself once it runs or for it by another vCPU. */
 void xen_cpu_ports_init(unsigned cpu);
 void xen_cpu_ports_unmask(unsigned cpu);
+/* smp.c: VCPUOP_initialise with the backend's context, between(cpu) if
+ * given, VCPUOP_up; the start's description, or NULL (the failure said). */
+const char *xen_vcpu_initialise_and_up(unsigned cpu, void *context, void (*between)(unsigned));
 /* smp.c: on cpu, events masked: whether its IPI port's pending event is
  * announced to its upcall (xen_evtchn_announced). */
 bool xen_ipi_announced(unsigned cpu);

@@ -11,10 +11,19 @@
 #ifndef XEN_HYPERCALL_H
 #define XEN_HYPERCALL_H
 
+#include <stdbool.h>
+
 #include "xen/xen_public.h"
 
 /* 4 KiB, filled by Xen at domain build (xen/hypercall_page.asm). */
 extern char hypercall_page[4096];
+#define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
+
+/* Whether Xen filled the page: without it nothing can be said, not even a panic. */
+static inline bool xen_hypercall_page_filled(void)
+{
+    return (unsigned char)hypercall_page[0] != HYPERCALL_PAGE_UNFILLED;
+}
 
 /* Tour 92: Every hypercall is a site.
  * Assembled, a hypercall is a 2-byte NOP and `call hypercall_page +

@@ -50,6 +50,30 @@ void xen_vcpu_info_register(unsigned cpu)
              "VCPUOP_register_vcpu_info");
 }
 
+/* Both backends start a vCPU with the same two hypercalls; they differ in
+ * the context and in what must happen between the two (between may be
+ * NULL). Each start's description stays readable after the call. */
+const char *xen_vcpu_initialise_and_up(unsigned cpu, void *context, void (*between)(unsigned))
+{
+    static char descriptions[MAX_CPUS][48];
+    long rc = HYPERVISOR_vcpu_op(VCPUOP_initialise, cpu, context);
+    const char *op = "VCPUOP_initialise";
+
+    if (rc >= 0) {
+        if (between)
+            between(cpu);
+        op = "VCPUOP_up";
+        rc = HYPERVISOR_vcpu_op(VCPUOP_up, cpu, 0);
+    }
+    if (rc < 0) {
+        kprintf("smp: cpu %u: %s failed with Xen error %ld\n", cpu, op, rc);
+        return 0;
+    }
+    ksnprintf(descriptions[cpu], sizeof(descriptions[cpu]),
+              "vCPU %u, VCPUOP_initialise + VCPUOP_up", cpu);
+    return descriptions[cpu];
+}
+
 /* Ending SCHEDOP_block was done by the event itself; a sync may want more. */
 static void ipi_event(evtchn_port_t port, struct trap_frame *f, void *data)
 {

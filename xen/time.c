@@ -2,6 +2,7 @@
  * one-shot timer, which raises that vCPU's VIRQ_TIMER; the raw TSC at the
  * rate Xen states is the reference the time self-test checks it against. */
 #include "kernel/clock_scale.h"
+#include "kernel/compiler.h"
 #include "kernel/printf.h"
 #include "kernel/time.h"
 #include "pv/cpu.h"
@@ -122,9 +123,9 @@ static uint64_t wall_ns(uint64_t system_ns)
 
     do {
         version = si->wc_version;
-        __asm__ volatile("" ::: "memory");
+        compiler_barrier();
         base = (((uint64_t)si->xen_wc_sec_hi << 32) | si->wc_sec) * NSEC_PER_SEC + si->wc_nsec;
-        __asm__ volatile("" ::: "memory");
+        compiler_barrier();
     } while ((version & 1) || version != si->wc_version);
     return base + system_ns;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "kernel/compiler.h"
 #include "xen/system_time.h"
 
 struct vcpu_clock_hooks {
@@ -29,14 +30,14 @@ xen_vcpu_record_ns(const volatile struct vcpu_time_info *src, uint64_t (*tsc_rea
 
     do {
         version = src->version;
-        __asm__ volatile("" ::: "memory");
+        compiler_barrier();
         snap.tsc_timestamp = src->tsc_timestamp;
         snap.system_time = src->system_time;
         snap.tsc_to_system_mul = src->tsc_to_system_mul;
         snap.tsc_shift = src->tsc_shift;
         *flags = src->flags;
         tsc = tsc_read();
-        __asm__ volatile("" ::: "memory");
+        compiler_barrier();
     } while ((version & 1) || version != src->version);
     return xen_system_time_ns(&snap, tsc);
 }

@@ -6,6 +6,7 @@
  * request under way, gets an error instead of a hang. */
 #include "xen/xenstore.h"
 
+#include "kernel/compiler.h"
 #include "kernel/sched.h"
 #include "kernel/time.h"
 #include "pv/irq.h"
@@ -15,8 +16,6 @@
 #include "xen/xenstore_txn.h"
 
 #define TIMEOUT_S 10 /* the daemon answers in well under 1 s */
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
 #define EVTCHN_PORTS (sizeof(xen_shared_info.evtchn_pending) * 8)
 
 static struct xenstore_domain_interface *store;

@@ -1,10 +1,9 @@
 #include "xen/xenstore_ring.h"
 
+#include "kernel/compiler.h"
 #include "kernel/string.h"
 
 #define HDR_SIZE sizeof(struct xsd_sockmsg)
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
 
 /* Xen ABI: the indexes run freely over all 32-bit values; their difference
  * is the fill level and MASK_XENSTORE_IDX() the offset, which works only

@@ -3,13 +3,12 @@
  * callee-save thunk (PV_THUNKS in xen/pv/install.c), as a call site expects
  * of every op; patched, irq_disable, save_fl and irq_enable are inline
  * (xen/pv/patch.c) and restore_fl calls an entry written by hand. */
+#include "kernel/compiler.h"
 #include "pv/call.h"
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/pv/backend.h"
 #include "xen/pv/patch.h"
-
-#define compiler_barrier() __asm__ volatile("" ::: "memory")
 
 /* These touch a byte of this vCPU's vcpu_info in one %gs-relative
  * instruction each (XEN_VCPU_GS, xen/pv/patch.h): a thread moved to another

@@ -11,7 +11,6 @@
 #include "xen/hypercall.h"
 #include "xen/pv/backend.h"
 
-static char descriptions[MAX_CPUS][48];
 /* 5 KiB: static rather than on the stack; one start runs at a time. */
 static struct vcpu_guest_context ctxt;
 
@@ -41,13 +40,6 @@ static void fill_context(unsigned cpu, uint64_t stack_top)
     ctxt.gs_base_kernel = (uint64_t)&percpu_areas[cpu];
 }
 
-static bool hypercall_ok(long rc, unsigned cpu, const char *op)
-{
-    if (rc < 0)
-        kprintf("smp: cpu %u: %s failed with Xen error %ld\n", cpu, op, rc);
-    return rc >= 0;
-}
-
 /* Starting a vCPU.
  * No INIT-SIPI-SIPI: the new vCPU starts where VCPUOP_initialise says,
  * already in long mode, with events masked in the vcpu_info it will own.
@@ -60,14 +52,7 @@ const char *xen_start_cpu(unsigned cpu, uint64_t stack_top)
     xen_vcpu_info_register(cpu);
     __atomic_store_n(&v->evtchn_upcall_mask, 1, __ATOMIC_RELAXED);
     fill_context(cpu, stack_top);
-    if (!hypercall_ok(HYPERVISOR_vcpu_op(VCPUOP_initialise, cpu, &ctxt), cpu, "VCPUOP_initialise"))
-        return 0;
-    xen_cpu_ports_init(cpu);
-    if (!hypercall_ok(HYPERVISOR_vcpu_op(VCPUOP_up, cpu, 0), cpu, "VCPUOP_up"))
-        return 0;
-    ksnprintf(descriptions[cpu], sizeof(descriptions[cpu]),
-              "vCPU %u, VCPUOP_initialise + VCPUOP_up", cpu);
-    return descriptions[cpu];
+    return xen_vcpu_initialise_and_up(cpu, &ctxt, xen_cpu_ports_init);
 }
 
 /* A started vCPU's first C (xen/pv/smp_entry.asm), events still masked. */

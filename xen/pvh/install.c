@@ -106,6 +106,7 @@ void xen_pvh_install(void)
      * or a domU's console ring and exit through xenstore and
      * SCHEDOP_shutdown, as under PV; a panic can be reported from here on. */
     xen_console_init();
+    xen_features_read();
     pv_machine_ops = (struct pv_machine_ops){.console_write = xen_console_write,
                                              .exit = xen_exit,
                                              .setup = xen_pvh_setup,

@@ -13,15 +13,13 @@
  * XENFEAT_hvm_callback_vector. */
 void xen_pvh_callback_init(void)
 {
-    xen_feature_info_t features = {.submap_idx = 0};
     struct xen_hvm_param p = {
         .domid = DOMID_SELF,
         .index = HVM_PARAM_CALLBACK_IRQ,
         .value = ((uint64_t)HVM_PARAM_CALLBACK_TYPE_VECTOR << 56) | XEN_PVH_CALLBACK_VECTOR,
     };
 
-    xen_must(HYPERVISOR_xen_version(XENVER_get_features, &features), "XENVER_get_features");
-    if (!(features.submap & (1u << XENFEAT_hvm_callback_vector)))
+    if (!xen_has_feature(XENFEAT_hvm_callback_vector))
         panic("xen: no XENFEAT_hvm_callback_vector: events cannot reach a PVH guest here");
     trap_set_handler(XEN_PVH_CALLBACK_VECTOR, xen_event_upcall);
     xen_must(HYPERVISOR_hvm_op(HVMOP_set_param, &p), "HVMOP_set_param HVM_PARAM_CALLBACK_IRQ");

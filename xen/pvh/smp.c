@@ -19,7 +19,6 @@
 #define RFLAGS_RESERVED 0x2 /* bit 1 reads as 1; IF, DF and the rest clear */
 
 static vcpu_hvm_context_t ctx; /* one start at a time */
-static char descriptions[MAX_CPUS][48];
 
 /* A started vCPU's first C, in long mode with this CPU's control
  * registers, interrupts off, on its idle thread's stack; the cached
@@ -54,24 +53,11 @@ static void fill_context(unsigned cpu, uint64_t stack_top)
     r->efer = rdmsr(MSR_EFER);
 }
 
-static bool hypercall_ok(long rc, unsigned cpu, const char *op)
-{
-    if (rc < 0)
-        kprintf("smp: cpu %u: %s failed with Xen error %ld\n", cpu, op, rc);
-    return rc >= 0;
-}
-
 const char *xen_pvh_start_cpu(unsigned cpu, uint64_t stack_top)
 {
     xen_vcpu_info_register(cpu);
     xen_cpu_ports_init(cpu);
     xen_cpu_ports_unmask(cpu);
     fill_context(cpu, stack_top);
-    if (!hypercall_ok(HYPERVISOR_vcpu_op(VCPUOP_initialise, cpu, &ctx), cpu, "VCPUOP_initialise"))
-        return 0;
-    if (!hypercall_ok(HYPERVISOR_vcpu_op(VCPUOP_up, cpu, 0), cpu, "VCPUOP_up"))
-        return 0;
-    ksnprintf(descriptions[cpu], sizeof(descriptions[cpu]),
-              "vCPU %u, VCPUOP_initialise + VCPUOP_up", cpu);
-    return descriptions[cpu];
+    return xen_vcpu_initialise_and_up(cpu, &ctx, 0);
 }

@@ -14,7 +14,6 @@
 #include "xen/hypercall.h"
 #include "xen/pvh/backend.h"
 
-#define HYPERCALL_PAGE_UNFILLED 0xcc /* the int3 fill of xen/hypercall_page.asm */
 #define RET 0xc3
 
 /* The BIOS's E820 entry (ACPI's address range descriptor, packed to 20
@@ -32,7 +31,7 @@ struct e820_entry {
 static void hypercall_page_init(uint32_t base)
 {
     wrmsr(cpuid(base + 2, 0).ebx, (uint64_t)hypercall_page);
-    if ((uint8_t)hypercall_page[0] == HYPERCALL_PAGE_UNFILLED)
+    if (!xen_hypercall_page_filled())
         __builtin_trap();
 }
 
