@@ -37,10 +37,13 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test test-ready test-heavy test-light quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test test-ready test-group help quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
+# The image and the GRUB ISO (make with no target).
 all: image iso
+# build/patchbay.elf, the one image every door boots.
 image: $(IMAGE)
+# build/patchbay.iso, the image behind GRUB, for --iso.
 iso: $(ISO)
 
 $(SETUP): tools/setup
@@ -48,6 +51,7 @@ $(SETUP): tools/setup
 	tools/setup
 	@touch $@
 
+# Installs the build tools and packages tools/setup lists (once).
 setup: $(SETUP)
 
 $(BUILD)/kernel/%.o: %.c | $(SETUP)
@@ -85,15 +89,19 @@ $(IMAGE): $(BUILD)/patchbay.pass1.elf $(BUILD)/ksyms.o
 $(ISO): $(IMAGE) tools/mkiso
 	tools/mkiso $(IMAGE) $@
 
+# Boots the image natively under QEMU and streams its console.
 run: $(IMAGE)
 	tools/run
 
+# Boots it as Xen's dom0, PV.
 run-xen: $(IMAGE)
 	tools/run --xen
 
+# Boots it as a PV domU that Debian's dom0 starts with xl.
 run-domu: $(IMAGE)
 	tools/run --domu
 
+# Boots it as Xen's dom0, PVH.
 run-pvh: $(IMAGE)
 	tools/run --xen --pvh
 
@@ -109,6 +117,7 @@ include tests/fuzz/fuzz.mk
 include linux-user/bench/bench.mk
 include linux-user/bench-host/bench-host.mk
 
+# Every boot case of tests/boot/cases.py, both lanes' (make test splits them).
 boot-test: $(IMAGE) $(ISO)
 	python3 tests/boot/run_boot_tests.py
 
@@ -159,55 +168,40 @@ bench-test: $(IMAGE) $(LINUX_BENCH)
 # The inner loop, a few minutes: the unit tests, the tools' host checks,
 # what the docs say by hand against the image (not gen-docs' QEMU runs),
 # and one boot of each door but the domU's (which fetches Debian's Linux).
-QUICK_BOOTS := pvh-boot iso-boot xen-boot xen-pvh-boot bad-value iso-cpu-qemu32
+# The suites' groups are tests/manifest.py's; tests/run_suite.py runs them.
 quick: $(IMAGE) $(ISO)
-	$(MAKE) unit-test
-	python3 tests/tools/test_layout.py
-	python3 tests/tools/test_doclinks.py
-	python3 tests/tools/test_result_lines.py
-	python3 tests/pv/test_expected_sites.py
-	python3 tests/bench/test_bench_host.py
-	tools/tour --check
-	python3 tools/prose_check.py
-	python3 tests/boot/run_boot_tests.py $(addprefix --name ,$(QUICK_BOOTS))
+	BUILD=$(BUILD) python3 tests/run_suite.py quick
 
-# make test: first what both lanes use, built and fetched once (so they
-# never build or fetch the same file at once), then two lanes side by side
-# (make -j2; their lines interleave, each test naming itself). test-heavy:
-# gen-docs --check, then the boot cases not under icount. test-light
-# beside it: the tests that run mostly one host thread each, the boot
-# cases under icount (which, like gen-docs' boots, count the same however
-# busy the host is), bench-test and explore-test (which shows bench-test's
-# run). One phase after another took about 22 minutes on 2 CPUs, with a
-# third of the CPU time idle.
+# Everything, from a clean clone: first what every group uses, built and fetched once (so no
+# two groups build or fetch the same file at once), then the suite's two
+# lanes side by side, every group even after one fails; it ends with a
+# table of the groups and one line `N passed, N failed`. Each QEMU waits
+# for a free CPU (tools/cpu_slots.py), whichever lane starts it.
 test: $(SETUP)
 	$(MAKE) test-ready
-	$(MAKE) -j2 test-heavy test-light
+	BUILD=$(BUILD) python3 tests/run_suite.py test
 
+# What the suite's groups share, built and fetched before they start.
 test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
 	tools/fetch-xen
 	tools/fetch-domu
 
-test-heavy:
-	$(MAKE) docs-test
-	python3 tests/boot/run_boot_tests.py --icount skip
+# This list: every documented target, and the suites' groups.
+help:
+	@python3 tools/make_help.py
 
-test-light:
-	$(MAKE) unit-test
-	$(MAKE) tools-own-test
-	$(MAKE) pv-test
-	$(MAKE) xen-test
-	$(MAKE) fuzz-test
-	python3 tests/boot/run_boot_tests.py --icount only
-	$(MAKE) bench-test
-	$(MAKE) explore-test
+# One group of the suite, by name: make test-group G=boot (tests/manifest.py).
+test-group: $(SETUP)
+	$(MAKE) test-ready
+	BUILD=$(BUILD) python3 tests/run_suite.py test --group $(G)
 
 # User programs for Linux (linux-user/): hosted C, not the kernel's.
 LINUX_USER_C = $(wildcard linux-user/*/*.c)
 C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/fuzz/*.c tools/*.c \
 	$(LINUX_USER_C))
 
+# Rewrites every C file with clang-format.
 format:
 	clang-format -i $(C_SOURCES)
 
@@ -222,6 +216,7 @@ check:
 		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
 		--suppressions-list=.cppcheck-suppressions linux-user; fi
 
+# Deletes build/ (downloads included).
 clean:
 	rm -rf $(BUILD)
 

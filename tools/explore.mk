@@ -16,9 +16,11 @@ EXPLORE_BENCH = $(firstword $(patsubst %/results.json,%,$(wildcard \
 	$(BUILD)/tests/bench/quick/results.json $(BUILD)/bench/results.json)) $(BUILD)/bench)
 
 .PHONY: explore explore-test
+# The explorer, build/explore/: pages of the image's sites and benchmarks.
 explore: $(IMAGE) $(PVEMIT)
 	tools/explore --image $(IMAGE) --bench $(BUILD)/bench --out $(BUILD)/explore
 
+# The explorer's pages checked, and clicked through in Chromium.
 explore-test: $(IMAGE) $(PVEMIT)
 	python3 tests/explore/test_markdown_html.py
 	python3 tests/explore/test_explore_html.py --image $(IMAGE) --bench $(EXPLORE_BENCH) \

@@ -53,20 +53,7 @@ tools-test: $(IMAGE)
 	$(MAKE) docs-test
 
 tools-own-test: $(IMAGE)
-	tests/tools/test_pvsites.sh
-	tests/tools/test_tour.sh
-	tests/tools/test_ksyms.sh
-	tests/tools/test_build.sh
-	python3 tests/tools/test_layout.py
-	python3 tests/tools/test_doclinks.py
-	python3 tests/tools/test_prose_check.py
-	python3 tests/tools/test_run_args.py
-	python3 tests/tools/test_diskcheck.py
-	python3 tests/tools/test_result_lines.py
-	python3 tests/tools/test_gdb.py
-	tools/tour --check
-	python3 tests/pv/test_expected_sites.py
-	python3 tests/pv/test_platform_sites.py
+	BUILD=$(BUILD) python3 tests/run_suite.py test --group tools
 
 docs-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image

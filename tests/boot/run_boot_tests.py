@@ -190,6 +190,9 @@ def check(case, status, text, stderr, raw):
     return reasons
 
 
+SLOT_WAIT_MAX_S = 1800
+
+
 def run_case(case, image, logdir):
     log = os.path.join(logdir, case["name"] + ".log")
     if os.path.exists(log):
@@ -202,11 +205,13 @@ def run_case(case, image, logdir):
         # One word: tools/run hands it to the door as it is, spaces and all.
         cmd += ["--", case["cmdline"]]
     start = time.monotonic()
-    # tools/run kills QEMU at the case's time-out; the extra margin covers
-    # building an ISO or fetching Xen before QEMU starts.
+    # tools/run kills QEMU at the case's time-out, counted from when QEMU
+    # has its CPUs (tools/cpu_slots.py); this backstop only catches
+    # tools/run itself stuck, so its margin covers building an ISO,
+    # fetching Xen and waiting for CPUs behind the other lanes' boots.
     try:
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=case["timeout"] + 120)
+                           stderr=subprocess.PIPE, timeout=case["timeout"] + SLOT_WAIT_MAX_S)
         status, stderr = p.returncode, p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
         status, stderr = 124, "run_boot_tests: tools/run itself did not end\n"
@@ -298,12 +303,13 @@ def main():
         nonlocal passed, failed
         reasons, elapsed, text, stderr = run_case(case, args.image, logdir)
         with lock:
+            done = "[%d/%d]" % (passed + failed + 1, len(cases))
             if not reasons:
                 passed += 1
-                print("PASS %s (%.1f s)" % (case["name"], elapsed))
+                print("%s PASS %s (%.1f s)" % (done, case["name"], elapsed))
             else:
                 failed += 1
-                print("FAIL %s: %s" % (case["name"], "; ".join(reasons)))
+                print("%s FAIL %s: %s" % (done, case["name"], "; ".join(reasons)))
                 tail = [line for line in text.rstrip("\n").split("\n")][-TAIL_LINES:]
                 for line in tail:
                     print("    | " + line)
