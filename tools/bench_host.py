@@ -20,7 +20,6 @@ the run the docs quote (tools/gen-docs): TSC figures change from run to
 run, so the pages quote one run, committed beside them."""
 
 import datetime
-import json
 import os
 import shlex
 import subprocess
@@ -192,9 +191,8 @@ def run(args, out, revision):
         icount, conditions = icount_figures(lines["forms"], out)
     except HostError as e:
         return [str(e)]
-    with open(os.path.join(out, "host.json"), "w") as f:
-        json.dump(assemble(lines, icount, conditions, load, revision), f, indent=1)
-        f.write("\n")
+    bench_runs.save(os.path.join(out, "host.json"),
+                    assemble(lines, icount, conditions, load, revision))
     return []
 
 

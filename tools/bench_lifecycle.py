@@ -12,7 +12,6 @@ Wall-clock figures under QEMU's TCG: they depend on the host and on what
 else runs there, and are reported with those conditions, never checked."""
 
 import datetime
-import json
 import os
 import re
 import statistics
@@ -141,9 +140,7 @@ def run(out):
         date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         qemu=command_line(["qemu-system-x86_64", "--version"]), accelerator="tcg",
         host_cpus=os.cpu_count(), timing="wall clock (TSC under TCG)"), plans=plans)
-    with open(os.path.join(out, "lifecycle.json"), "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    bench_runs.save(os.path.join(out, "lifecycle.json"), data)
     return []
 
 

@@ -11,7 +11,6 @@ ground" section (section(), which bench_report.render adds to report.md
 whenever linux.json is there)."""
 
 import datetime
-import json
 import os
 import subprocess
 import sys
@@ -144,9 +143,7 @@ def run(args, out):
         qemu=patchbay["conditions"]["qemu"], xen=patchbay["conditions"]["xen"]),
         linux=linux, patchbay=patchbay["configs"],
         patchbay_counts=counts)
-    with open(os.path.join(out, "linux.json"), "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    bench_runs.save(os.path.join(out, "linux.json"), data)
     return []
 
 

@@ -814,14 +814,13 @@ def write(data, out, extra=()):
 
 
 if __name__ == "__main__":
-    import json
-
     where = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
-    with open(os.path.join(where, "results.json")) as f:
-        results = json.load(f)
-    if "catalog" not in results:  # written before results.json carried it
-        build = os.environ.get("BUILD", "build")
-        results["catalog"] = catalog(os.path.join(build, "patchbay.elf"))
+    try:
+        results = bench_runs.load(os.path.join(where, "results.json"))
+    except bench_runs.ResultsError as e:
+        sys.exit("bench_report: %s" % e)
+    if results is None:
+        sys.exit("bench_report: no %s/results.json; run tools/bench" % where)
     import bench_lifecycle
     import bench_linux
 

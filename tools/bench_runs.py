@@ -1,6 +1,8 @@
-"""tools/bench's outputs as the other tools read them: a JSON file it (or
-one of its modes) wrote, and a run of tools/bench itself for the
-results.json of a few configurations."""
+"""tools/bench's outputs as the other tools read and write them: a JSON
+file it (or one of its modes) wrote, carrying the format it was written
+in, and a run of tools/bench itself for the results.json of a few
+configurations. A missing file is "no record"; a file that does not
+parse, or was written in another format, is an error that names it."""
 
 import json
 import os
@@ -11,13 +13,44 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "tools", "bench")
 
 
+FORMAT = 1  # raise it when a reader could misread an older file
+
+
+def shown(path):
+    """path as a message gives it: from the top of the tree when inside it."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+class ResultsError(Exception):
+    """A results file that exists but cannot be used."""
+
+
+def save(path, data):
+    """Writes data as JSON to path (whole, or not at all), with its format."""
+    data = dict(data, format=FORMAT)
+    with open(path + ".tmp", "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def load(path):
-    """The JSON at path, or None when it is missing or does not parse."""
+    """The JSON at path, or None when there is none; ResultsError when it
+    does not parse or carries another format."""
     try:
         with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
+            data = json.load(f)
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as e:
+        raise ResultsError("%s: unreadable (%s); run the benchmark again or delete it"
+                           % (shown(path), e)) from e
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ResultsError("%s: format %r, not %d; run the benchmark again"
+                           % (shown(path),
+                              data.get("format") if isinstance(data, dict) else None, FORMAT))
+    return data
 
 
 def run(argv, out):
