@@ -32,18 +32,12 @@
 # "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 out=$build/tests/bench
 bench=$root/tools/bench
 rm -rf "$out"
 mkdir -p "$out"
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 configs=$(PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
@@ -260,5 +254,4 @@ else
     echo "SKIP Linux beside patchbay: no cached kernel ($build/domu/vmlinux); make bench-linux fetches it"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -9,11 +9,8 @@
 # taken since is unpacked again in silence. Ends with "N passed, N failed".
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 fetch=$root/tools/fetch-domu
-passed=0 failed=0
 
 # The real cache, fetched if need be.
 "$fetch"
@@ -23,14 +20,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export BUILD=$tmp/build
 dom=$BUILD/domu
-
-check() {   # check NAME OK [DETAIL]
-    if [ "$2" = 1 ]; then
-        passed=$((passed + 1)); echo "PASS $1"
-    else
-        failed=$((failed + 1)); echo "FAIL $1: ${3:-}"
-    fi
-}
 
 # A fresh copy of the cache: the large files hard-linked (the damage below
 # replaces a file, never writes through a link), the small ones copied.
@@ -147,5 +136,4 @@ check "kernel parts added since: unpacked again, silent, status 0" \
        ls "$dom"/root/lib/modules/*/kernel/drivers/block/xen-blkfront.ko >/dev/null && echo 1)" \
     "status $rc: $(cat "$tmp/parts.err")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

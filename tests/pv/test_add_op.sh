@@ -5,29 +5,20 @@
 # to the registry's instruction and under Xen to a direct call, and boot.
 # Ends with "N passed, N failed".
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 patch_file="$root/tests/pv/add_op.patch"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-
-check() { # NAME CONDITION-STATUS [DETAIL]
-    if [ "$2" -eq 0 ]; then
-        passed=$((passed + 1)); echo "PASS $1"
-    else
-        failed=$((failed + 1)); echo "FAIL $1${3:+: $3}"
-    fi
-}
 
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -x -C "$work/"
 files=$(grep -c '^+++ ' "$patch_file")
 sources=$(grep '^+++ ' "$patch_file" | grep -cvE '^\+\+\+ b/(docs|tests)/')
 [ "$sources" -le 4 ]
-check "the patch touches $sources source files (at most 4)" $? "$(grep '^+++ ' "$patch_file")"
+check_status "the patch touches $sources source files (at most 4)" $? "$(grep '^+++ ' "$patch_file")"
 (cd "$work" && patch -p1 --quiet <"$patch_file")
-check "the patch applies to this tree ($files files)" $?
+check_status "the patch applies to this tree ($files files)" $?
 (cd "$work" && make -s -j2 image >"$work/build.log" 2>&1)
-check "the tree with io_delay builds" $? "$(tail -n 5 "$work/build.log")"
+check_status "the tree with io_delay builds" $? "$(tail -n 5 "$work/build.log")"
 
 (cd "$work" && tools/pvsites build/patchbay.elf --json --disasm >"$work/pvsites.json" \
     2>"$work/pvsites.err")
@@ -43,16 +34,15 @@ PY
 )
 read -r count native xen <<<"$summary"
 [ "${count:-0}" -gt 0 ]
-check "pvsites lists $count io_delay sites" $? "$(cat "$work/pvsites.err")"
+check_status "pvsites lists $count io_delay sites" $? "$(cat "$work/pvsites.err")"
 [ "$native" = "e680" ]
-check "natively each becomes the registry's out %al,\$0x80 (e6 80)" $? "got '$native'"
+check_status "natively each becomes the registry's out %al,\$0x80 (e6 80)" $? "got '$native'"
 [ "$xen" = "call" ]
-check "under Xen PV each becomes a direct call" $? "got '$xen'"
+check_status "under Xen PV each becomes a direct call" $? "got '$xen'"
 
 (cd "$work" && tools/run --quiet --timeout 60 --log "$work/boot.log" >/dev/null 2>&1)
 rc=$?
 [ $rc -eq 0 ] && grep -q '^patchbay: PASS' "$work/boot.log"
-check "it boots natively to PASS" $? "status $rc: $(tail -n 3 "$work/boot.log" 2>/dev/null)"
+check_status "it boots natively to PASS" $? "status $rc: $(tail -n 3 "$work/boot.log" 2>/dev/null)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -5,13 +5,10 @@
 # two links. Uses the kernel image when built, and a small fixture always.
 # Ends with "N passed, N failed".
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 ksyms=$root/tools/ksyms
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-pass() { passed=$((passed + 1)); echo "PASS $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 cat >"$work/fixture.c" <<'EOC'
 int counter;
@@ -83,5 +80,4 @@ else
     fail "a missing image: $err"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

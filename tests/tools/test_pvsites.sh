@@ -7,8 +7,8 @@
 # Ends with "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=$root/build/tests/pvsites
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+out=$build/tests/pvsites
 pvsites=$root/tools/pvsites
 mkdir -p "$out"
 
@@ -16,17 +16,6 @@ mkdir -p "$out"
 # pvemit through the fragment alone.
 grep -q 'tools/tools.mk' "$root/Makefile" || export PVSITES_MAKEFILE=tools/tools.mk
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# check NAME COMMAND...: one test, passing when COMMAND succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@"; then pass; else fail "$name"; fi
-}
 
 contains() { grep -qF -- "$2" <<<"$1"; }
 
@@ -140,11 +129,11 @@ hex() { printf '0x%x' "$1"; }
 # ---- plain table ----
 
 plain=$("$pvsites" "$fixture")
-check "plain exits 0" test $? -eq 0
-check "plain header" test "$(head -1 <<<"$plain" | tr -s ' ')" = \
+check_cmd "plain exits 0" test $? -eq 0
+check_cmd "plain header" test "$(head -1 <<<"$plain" | tr -s ' ')" = \
     "ADDR OP LEN CLOBBERS FUNCTION SECTION"
-check "plain count line" test "$(tail -1 <<<"$plain")" = "14 sites"
-check "plain has 14 rows" test "$(sed '1d;$d' <<<"$plain" | wc -l)" -eq 14
+check_cmd "plain count line" test "$(tail -1 <<<"$plain")" = "14 sites"
+check_cmd "plain has 14 rows" test "$(sed '1d;$d' <<<"$plain" | wc -l)" -eq 14
 
 # One row per site: address, op, length, clobbers, function+offset, section.
 expect_row() {
@@ -154,7 +143,7 @@ expect_row() {
     faddr=$(sym "$fixture" "$func")
     local want
     want="$addr $op $len $clob $func+$(hex $((addr - faddr))) $section"
-    check "row $label" contains "$(tr -s ' ' <<<"$plain")" "$want"
+    check_cmd "row $label" contains "$(tr -s ' ' <<<"$plain")" "$want"
 }
 expect_row site_irq_disable irq_disable 9 - fixture_irq .text
 expect_row site_save_fl save_fl 11 rax fixture_irq .text
@@ -167,10 +156,10 @@ expect_row site_cold irq_enable 6 - fixture_cold .fixture_cold
 # ---- --json ----
 
 json=$("$pvsites" "$fixture" --json)
-check "json exits 0" test $? -eq 0
+check_cmd "json exits 0" test $? -eq 0
 nm "$fixture" >"$out/fixture.nm"
 printf '%s\n' "$json" >"$out/fixture.json"
-check "json matches nm" python3 - "$out/fixture.nm" "$out/fixture.json" <<'EOF'
+check_cmd "json matches nm" python3 - "$out/fixture.nm" "$out/fixture.json" <<'EOF'
 import json, sys
 syms = {}
 for line in open(sys.argv[1]):
@@ -198,9 +187,9 @@ EOF
 # ---- --disasm ----
 
 disasm=$("$pvsites" "$fixture" --disasm 2>"$out/disasm.err")
-check "disasm exits 0" test $? -eq 0
+check_cmd "disasm exits 0" test $? -eq 0
 [ -s "$out/disasm.err" ] && cat "$out/disasm.err"
-check "disasm count line" test "$(tail -1 <<<"$disasm")" = "14 sites"
+check_cmd "disasm count line" test "$(tail -1 <<<"$disasm")" = "14 sites"
 
 # The lines --disasm prints under the row of the site at label.
 site_block() {
@@ -209,54 +198,54 @@ site_block() {
 }
 
 block=$(site_block site_irq_disable)
-check "original is the indirect call" contains "$block" "call   *"
-check "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
-check "native irq_disable bytes" contains "$block" \
+check_cmd "original is the indirect call" contains "$block" "call   *"
+check_cmd "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
+check_cmd "native irq_disable bytes" contains "$block" \
     "native: native form               0f 1f 84 00 00 00 00 00 fa"
-check "native irq_disable cli" contains "$block" "cli"
-check "xen-pv irq_disable movb" contains "$block" "xen-pv: xen form                  65 c6 04 25"
-check "xen-pv irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
-check "xen-pvh irq_disable: the native form's bytes" contains "$block" \
+check_cmd "native irq_disable cli" contains "$block" "cli"
+check_cmd "xen-pv irq_disable movb" contains "$block" "xen-pv: xen form                  65 c6 04 25"
+check_cmd "xen-pv irq_disable stores to this vCPU's mask" contains "$block" "%gs:0x41"
+check_cmd "xen-pvh irq_disable: the native form's bytes" contains "$block" \
     "xen-pvh: native form              0f 1f 84 00 00 00 00 00 fa"
-check "irq_disable: one form line per platform" test \
+check_cmd "irq_disable: one form line per platform" test \
     "$(grep -c '^    [a-z-]*: [a-z]* form' <<<"$block")" -eq 3
 
 block=$(site_block site_restore_fl)
-check "restore_fl push/popf" contains "$block" \
+check_cmd "restore_fl push/popf" contains "$block" \
     "native: native form (push/popf)   0f 1f 80 00 00 00 00 57 9d"
-check "restore_fl condsti" contains "$block" \
+check_cmd "restore_fl condsti" contains "$block" \
     "native: native form (condsti)     f7 c7 00 02 00 00 74 01 fb"
-check "restore_fl xen-pv kept" contains "$block" \
+check_cmd "restore_fl xen-pv kept" contains "$block" \
     "xen-pv: xen form                  keeps the indirect call (no xen_pv_restore_fl in image)"
-check "restore_fl xen-pvh push/popf" contains "$block" \
+check_cmd "restore_fl xen-pvh push/popf" contains "$block" \
     "xen-pvh: native form (push/popf)  0f 1f 80 00 00 00 00 57 9d"
-check "restore_fl xen-pvh condsti" contains "$block" \
+check_cmd "restore_fl xen-pvh condsti" contains "$block" \
     "xen-pvh: native form (condsti)    f7 c7 00 02 00 00 74 01 fb"
 
 block=$(site_block site_irq_enable)
 target=$(sym "$fixture" xen_pv_irq_enable)
-check "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq_enable>"
-check "native irq_enable sti" contains "$block" "native: native form               0f 1f 44 00 00 fb"
+check_cmd "xen irq_enable direct call" contains "$block" "call   $target <xen_pv_irq_enable>"
+check_cmd "native irq_enable sti" contains "$block" "native: native form               0f 1f 44 00 00 fb"
 
 block=$(site_block site_save_fl)
-check "xen save_fl reads this vCPU's mask inline" contains "$block" \
+check_cmd "xen save_fl reads this vCPU's mask inline" contains "$block" \
     "65 80 3c 25 41 00 00 00 01 19 c0"
 
 block=$(site_block site_enter_lazy_mmu)
-check "lazy mmu natively one NOP" contains "$block" "native: native form               66 0f 1f 44 00 00"
-check "lazy mmu nopw" contains "$block" "nopw"
+check_cmd "lazy mmu natively one NOP" contains "$block" "native: native form               66 0f 1f 44 00 00"
+check_cmd "lazy mmu nopw" contains "$block" "nopw"
 
 block=$(site_block site_ptep_modify_prot_start)
-check "ptep_modify_prot_start xchg" contains "$block" "xchg   %rax,(%rdi)"
+check_cmd "ptep_modify_prot_start xchg" contains "$block" "xchg   %rax,(%rdi)"
 
 noxen=$("$pvsites" "$out/fixture-noxen" --disasm 2>&1)
-check "no xen symbols: said so" contains "$noxen" "xen-pv: context symbols not in image"
-check "no xen symbols: no guessed bytes" bash -c '! grep -q "movb" <<<"$1"' _ "$noxen"
-check "no xen symbols: xen-pvh, which needs none, still shown" contains "$noxen" \
+check_cmd "no xen symbols: said so" contains "$noxen" "xen-pv: context symbols not in image"
+check_cmd "no xen symbols: no guessed bytes" bash -c '! grep -q "movb" <<<"$1"' _ "$noxen"
+check_cmd "no xen symbols: xen-pvh, which needs none, still shown" contains "$noxen" \
     "xen-pvh: native form              0f 1f 84 00 00 00 00 00 fa"
 
 json_disasm=$("$pvsites" "$fixture" --json --disasm)
-check "json --disasm has backends" python3 -c '
+check_cmd "json --disasm has backends" python3 -c '
 import json, sys
 sites = json.load(sys.stdin)
 s = next(s for s in sites if s["op"] == "irq_disable")
@@ -274,9 +263,9 @@ assert s["backends"]["xen-pvh (condsti)"]["variant"] == "condsti", s
 ' <<<"$json_disasm"
 
 empty=$("$pvsites" "$out/fixture-empty")
-check "no sites: exits 0" test $? -eq 0
-check "no sites: header and count only" test "$(sed -n '2,$p' <<<"$empty")" = "0 sites"
-check "no sites: json" test "$("$pvsites" "$out/fixture-empty" --json)" = "[]"
+check_cmd "no sites: exits 0" test $? -eq 0
+check_cmd "no sites: header and count only" test "$(sed -n '2,$p' <<<"$empty")" = "0 sites"
+check_cmd "no sites: json" test "$("$pvsites" "$out/fixture-empty" --json)" = "[]"
 
 # ---- errors: one clear line, non-zero exit ----
 
@@ -286,9 +275,9 @@ expect_error() {
     local err status
     err=$("$pvsites" "$@" 2>&1 >/dev/null)
     status=$?
-    check "$name: exit status" test $status -ne 0
-    check "$name: message" contains "$err" "$want"
-    check "$name: one line" test "$(wc -l <<<"$err")" -eq 1
+    check_cmd "$name: exit status" test $status -ne 0
+    check_cmd "$name: message" contains "$err" "$want"
+    check_cmd "$name: one line" test "$(wc -l <<<"$err")" -eq 1
 }
 expect_error "missing file" "No such file or directory" "$out/does-not-exist"
 expect_error "not an ELF" "not an ELF" "$out/not-elf"
@@ -297,5 +286,4 @@ expect_error "truncated" "truncated or corrupt ELF file" "$out/fixture-truncated
 expect_error "no .pv_sites" "built without paravirt" "$out/fixture-nosites"
 expect_error "bad size" "not a multiple of the 16-byte descriptor" "$out/fixture-badsize"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

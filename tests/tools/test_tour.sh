@@ -5,14 +5,11 @@
 # number order and each excerpt is the whole definition its passage sits on.
 # The real tree's tour must check clean. Ends with "N passed, N failed".
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 tour="$root/tools/tour"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
 
-pass() { passed=$((passed + 1)); echo "PASS $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 # expect NAME STATUS PATTERN -- runs tools/tour --check on $work/tree
 expect() {
@@ -195,5 +192,4 @@ if out=$("$tour" --check 2>&1); then
 else
     fail "the source's own tour: $out"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

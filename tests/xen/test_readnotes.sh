@@ -6,9 +6,7 @@
 # any check failed, 2 if the image or the tool is missing.
 set -u
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 image=${1:-$build/patchbay.elf}
 readnotes=$build/xen/readnotes
 
@@ -19,11 +17,6 @@ fi
 
 notes=$("$readnotes" "$image" 2>&1)
 raw=$(readelf -n "$image")
-passed=0
-failed=0
-
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 # A string note: "NAME: value".
 check_string() {
@@ -90,5 +83,4 @@ else
     pass "readnotes reports no problem"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
