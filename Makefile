@@ -205,7 +205,8 @@ C_SOURCES = $(KERNEL_C) $(wildcard */*.h */*/*.h */*/*/*.h tests/unit/*.c tests/
 format:
 	clang-format -i $(C_SOURCES)
 
-# Style and static analysis: clang-format and cppcheck, when installed.
+# Style and static analysis: clang-format and cppcheck for C, shellcheck
+# and pyflakes3 for the scripts (tools/scripts.py finds them), when installed.
 # cppcheck sees the kernel with the kernel's configuration and the user
 # programs for Linux (linux-user/) as the hosted programs they are.
 check:
@@ -215,6 +216,9 @@ check:
 		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen drivers bench tools && \
 		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
 		--suppressions-list=.cppcheck-suppressions linux-user; fi
+	@if command -v shellcheck >/dev/null; then shellcheck -x -S warning \
+		$$(python3 tools/scripts.py shell); fi
+	@if command -v pyflakes3 >/dev/null; then pyflakes3 $$(python3 tools/scripts.py python); fi
 
 # Deletes build/ (downloads included).
 clean:

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib.sh: what every shell test shares, sourced first: the top of
 # the tree ($root), the build directory ($build, from BUILD, made
 # absolute), one PASS or FAIL line per check, and the closing summary

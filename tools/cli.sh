@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tools/cli.sh: what every shell tool of tools/ does first with its
 # arguments, sourced so each answers --help the same way, without side
 # effects, and refuses what it does not take with status 2 and one line.

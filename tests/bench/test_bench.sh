@@ -32,6 +32,7 @@
 # "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
 
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 out=$build/tests/bench
 bench=$root/tools/bench

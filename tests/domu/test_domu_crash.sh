@@ -5,7 +5,9 @@
 # whose Xen PV entry point is a ud2: with no trap table yet, Xen crashes
 # the domain at once. Ends with "N passed, N failed".
 set -euo pipefail
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=tests/xen/crash_door.sh
 source "$root/tests/xen/crash_door.sh"
 
 crash_copy "${1:-$build/patchbay.elf}" xen_pv_entry

@@ -9,6 +9,7 @@
 # taken since is unpacked again in silence. Ends with "N passed, N failed".
 set -euo pipefail
 
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 fetch=$root/tools/fetch-domu
 

@@ -5,6 +5,7 @@
 # to the registry's instruction and under Xen to a direct call, and boot.
 # Ends with "N passed, N failed".
 set -u
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 patch_file="$root/tests/pv/add_op.patch"
 work=$(mktemp -d)

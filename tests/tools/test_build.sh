@@ -3,6 +3,7 @@
 # makes its own directory, so no order of a parallel build can fail on a
 # missing build/. Ends with "N passed, N failed".
 set -u
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

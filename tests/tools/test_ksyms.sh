@@ -5,6 +5,7 @@
 # two links. Uses the kernel image when built, and a small fixture always.
 # Ends with "N passed, N failed".
 set -uo pipefail
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 ksyms=$root/tools/ksyms
 work=$(mktemp -d)

@@ -7,6 +7,7 @@
 # Ends with "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
 
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 out=$build/tests/pvsites
 pvsites=$root/tools/pvsites

@@ -5,6 +5,7 @@
 # number order and each excerpt is the whole definition its passage sits on.
 # The real tree's tour must check clean. Ends with "N passed, N failed".
 set -u
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 tour="$root/tools/tour"
 work=$(mktemp -d)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # root: tests/lib.sh sets it, sourced first
 # tests/xen/crash_door.sh, sourced after tests/lib.sh: a guest that dies
 # before it can say how it went, through one door. crash_copy IMAGE SYMBOL
 # makes $tmp/crash.elf, a copy of IMAGE with a ud2 at SYMBOL (the entry

@@ -9,7 +9,9 @@
 # As a domU (--domu --pvh) Xen reboots the domain, which xl reports as a
 # reboot: status 102. Ends with "N passed, N failed".
 set -euo pipefail
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=tests/xen/crash_door.sh
 source "$root/tests/xen/crash_door.sh"
 
 crash_copy "${1:-$build/patchbay.elf}" pvh_entry

@@ -6,6 +6,7 @@
 # any check failed, 2 if the image or the tool is missing.
 set -u
 
+# shellcheck source=tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 image=${1:-$build/patchbay.elf}
 readnotes=$build/xen/readnotes
