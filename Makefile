@@ -11,6 +11,13 @@ else
 BUILD    := build
 PV_FLAGS := -DCONFIG_PARAVIRT=1
 endif
+# DEBUG=1 adds the kernel's debug checks (CONFIG_DEBUG: a per-CPU slot
+# read by a thread that could move to another CPU panics), in $(BUILD)/debug/.
+DEBUG ?= 0
+ifeq ($(DEBUG),1)
+BUILD    := $(BUILD)/debug
+PV_FLAGS += -DCONFIG_DEBUG=1
+endif
 IMAGE    := $(BUILD)/patchbay.elf
 ISO      := $(BUILD)/patchbay.iso
 SETUP    := $(BUILD)/.setup-done
@@ -184,6 +191,7 @@ test: $(SETUP)
 # What the suite's groups share, built and fetched before they start.
 test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
+	$(MAKE) DEBUG=1 image
 	tools/fetch-xen
 	tools/fetch-domu
 

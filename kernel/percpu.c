@@ -1,6 +1,9 @@
 #include "kernel/percpu.h"
 
+#include "kernel/exit.h"
+#include "kernel/thread.h"
 #include "pv/cpu.h"
+#include "pv/irq.h"
 
 /* Page-aligned, and each area a multiple of 64 bytes, so no area's
  * platform block crosses a page: Xen refuses a vcpu_info that does. */
@@ -15,3 +18,17 @@ void percpu_init(unsigned cpu)
     p->cpu = cpu;
     pv_cpu_ops.set_percpu_base((uint64_t)p);
 }
+
+#if defined(CONFIG_DEBUG) && CONFIG_DEBUG
+/* Before the scheduler runs there is one thread and nowhere to move it;
+ * after, a thread moves only when a tick may preempt it, unpinned. */
+void percpu_check_pinned(const char *fn)
+{
+    struct thread *t = this_cpu_current();
+
+    if (!t || !(irq_save_flags() & X86_EFLAGS_IF) || t->no_preempt || t->cpu >= 0)
+        return;
+    panic("percpu: %s used this CPU's slot in thread %s, which may move to another CPU", fn,
+          t->name);
+}
+#endif

@@ -58,4 +58,20 @@ static inline unsigned cpu_index(void)
     return cpu;
 }
 
+#if defined(CONFIG_DEBUG) && CONFIG_DEBUG
+/* Panics, naming fn, unless the caller cannot move to another CPU. */
+void percpu_check_pinned(const char *fn);
+#else
+static inline void percpu_check_pinned(const char *fn)
+{
+    (void)fn;
+}
+#endif
+
+/* This CPU's element of a per-CPU array (array[MAX_CPUS]), for a caller
+ * that cannot move to another CPU while it uses the element: interrupts
+ * off, preemption off, or a thread pinned to this CPU. A DEBUG=1 build
+ * checks that and panics otherwise; the others trust it. */
+#define this_cpu_elem(array) (percpu_check_pinned(__func__), &(array)[cpu_index()])
+
 #endif

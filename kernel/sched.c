@@ -66,7 +66,7 @@ _Static_assert(MAX_CPUS <= 32, "halted_cpus has a bit per CPU");
 
 static struct sched_cpu *this_sched(void)
 {
-    return &sched_cpus[cpu_index()];
+    return this_cpu_elem(sched_cpus);
 }
 
 #define current (this_cpu()->thread)

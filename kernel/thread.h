@@ -5,6 +5,7 @@
 #ifndef KERNEL_THREAD_H
 #define KERNEL_THREAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct context; /* the registers a switched-out thread left on its stack (arch) */

@@ -19,7 +19,7 @@ static void timer_callback_none(void)
 DEFINE_STATIC_CALL(timer_callback, timer_callback_none);
 DECLARE_STATIC_CALL(timer_callback, timer_callback_none);
 /* Each CPU's one-shot: touched only by that CPU, interrupts disabled. */
-static struct {
+static struct oneshot {
     uint64_t deadline;
     uint64_t first_delivery; /* 0 until the platform delivers it, early or not */
     bool armed;
@@ -74,27 +74,33 @@ uint64_t time_reference_ns(const char **name)
 
 void timer_arm(uint64_t deadline_ns)
 {
+    struct oneshot *o = this_cpu_elem(oneshot);
+
     require_time_ops();
-    oneshot[cpu_index()].deadline = deadline_ns;
-    oneshot[cpu_index()].first_delivery = 0;
-    oneshot[cpu_index()].armed = true;
+    o->deadline = deadline_ns;
+    o->first_delivery = 0;
+    o->armed = true;
     pv_time_ops.timer_oneshot(deadline_ns);
 }
 
 void timer_resume(void)
 {
-    if (oneshot[cpu_index()].armed)
-        pv_time_ops.timer_oneshot(oneshot[cpu_index()].deadline);
+    struct oneshot *o = this_cpu_elem(oneshot);
+
+    if (o->armed)
+        pv_time_ops.timer_oneshot(o->deadline);
 }
 
 uint64_t timer_deadline(void)
 {
-    return oneshot[cpu_index()].armed ? oneshot[cpu_index()].deadline : 0;
+    struct oneshot *o = this_cpu_elem(oneshot);
+
+    return o->armed ? o->deadline : 0;
 }
 
 uint64_t timer_first_delivery_ns(void)
 {
-    return oneshot[cpu_index()].first_delivery;
+    return this_cpu_elem(oneshot)->first_delivery;
 }
 
 void timer_set_callback(void (*fn)(void))

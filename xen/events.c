@@ -142,12 +142,12 @@ uint64_t xen_evtchn_count(evtchn_port_t port)
 
 uint64_t xen_events_dispatched(void)
 {
-    return dispatched[cpu_index()];
+    return *this_cpu_elem(dispatched);
 }
 
 bool xen_events_dispatching(void)
 {
-    return dispatching[cpu_index()];
+    return *this_cpu_elem(dispatching);
 }
 
 /* A port bound to another vCPU is refused: its handler would run where

@@ -37,7 +37,7 @@ static void kick_port_unused(evtchn_port_t port, struct trap_frame *f, void *dat
 
 void xen_lock_clear_kick(void)
 {
-    xen_evtchn_clear(kick_ports[cpu_index()]);
+    xen_evtchn_clear(*this_cpu_elem(kick_ports));
 }
 
 /* An event the caller would take now, were events not masked for the
@@ -47,7 +47,7 @@ void xen_lock_clear_kick(void)
  * masked, or at the timeout, in this vCPU's own system time. */
 void xen_lock_block(unsigned long flags)
 {
-    evtchn_port_t port = kick_ports[cpu_index()];
+    evtchn_port_t port = *this_cpu_elem(kick_ports);
     struct sched_poll poll = {.nr_ports = 1, .timeout = xen_local_now_ns() + POLL_TIMEOUT_NS};
 
     if ((flags & X86_EFLAGS_IF) &&
@@ -86,7 +86,7 @@ static uint32_t waiters; /* vCPUs with a lock set: unlocks look only then */
 static void wait_for_ticket(struct spinlock *l, uint32_t mine)
 {
     unsigned long flags = irq_save();
-    struct ticket_wait *w = &ticket_waits[cpu_index()];
+    struct ticket_wait *w = this_cpu_elem(ticket_waits);
     xen_lock_clear_kick();
     w->ticket = mine;
     __atomic_store_n(&w->lock, l, __ATOMIC_SEQ_CST);

@@ -20,8 +20,9 @@ Each case is a dict:
   verdicts   how many verdict lines (^patchbay: PASS|FAIL) the console
              holds: 0 when tools/run refuses to start               (default 1)
   stderr     regexes that must each match in tools/run's stderr    (default [])
-  image      'pv', the image run_boot_tests is given, or 'nopv', the
-             PARAVIRT=n build beside it (its nopv/ sibling)       (default 'pv')
+  image      'pv', the image run_boot_tests is given, 'nopv', the
+             PARAVIRT=n build beside it (its nopv/ sibling), or 'debug',
+             the DEBUG=1 build (its debug/ sibling)               (default 'pv')
 
 Regexes are searched with re.MULTILINE in the console text after carriage
 returns and terminal escape sequences are removed.
@@ -863,6 +864,22 @@ def contended_lines(text):
 # every waiter on its CPU would spin a whole slice per hand-over, a convoy
 # that does not end (this case's time-out); channel_pingpong first, as in
 # make bench ICOUNT=1's native-nopv boot, where the convoy was found.
+# The DEBUG=1 build checks every this_cpu_elem() (kernel/percpu.h): the
+# caller may not move to another CPU while it uses its CPU's slot. Each
+# case runs many threads on several CPUs through the per-CPU state of the
+# scheduler, the timer, the events and PV's mmu batches; a check that
+# bit would end the boot in `panic: ... percpu: FN used this CPU's slot
+# in thread T, which may move to another CPU`.
+CASES += [
+    dict(name="debug-percpu-" + name, image="debug", args=args,
+         cmdline="wl=on wl.threads=4 sched.slice_ms=1",
+         expect=[r"^wl: mutators ran on CPUs 0x3 of 2$"], reject=CLEAN, last_line=PASS,
+         status=0, timeout=timeout)
+    for name, args, timeout in [("native-2", ["--smp", "2"], NATIVE_TIMEOUT),
+                                ("xen-pv-2", ["--xen", "--smp", "2"], XEN_TIMEOUT),
+                                ("xen-pvh-2", ["--xen", "--pvh", "--smp", "2"], XEN_TIMEOUT)]
+]
+
 CASES += [
     dict(name="lock-convoy", image="nopv", args=["--icount"],
          cmdline="bench=channel_pingpong,wl_cycle sched.slice_ms=1",

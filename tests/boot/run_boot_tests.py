@@ -73,8 +73,8 @@ def normalise(case):
         raise ValueError("case %s: unknown fields %s" % (case["name"], sorted(unknown)))
     c = dict(DEFAULTS)
     c.update(case)
-    if c["image"] not in ("pv", "nopv"):
-        raise ValueError("case %s: image must be 'pv' or 'nopv'" % c["name"])
+    if c["image"] not in ("pv", "nopv", "debug"):
+        raise ValueError("case %s: image must be 'pv', 'nopv' or 'debug'" % c["name"])
     if c["status"] not in ("fail", "failed", "cmdline") and not isinstance(c["status"], int):
         raise ValueError("case %s: status must be an int, 'fail', 'failed' or 'cmdline'"
                          % c["name"])
@@ -197,8 +197,8 @@ def run_case(case, image, logdir):
     log = os.path.join(logdir, case["name"] + ".log")
     if os.path.exists(log):
         os.unlink(log)
-    if case["image"] == "nopv":  # the PARAVIRT=n build beside the image
-        image = os.path.join(os.path.dirname(image), "nopv", os.path.basename(image))
+    if case["image"] in ("nopv", "debug"):  # the PARAVIRT=n or DEBUG=1 build beside it
+        image = os.path.join(os.path.dirname(image), case["image"], os.path.basename(image))
     cmd = [sys.executable, RUN, "--quiet", "--log", log, "--image", image,
            "--timeout", str(case["timeout"])] + list(case["args"])
     if case["cmdline"]:

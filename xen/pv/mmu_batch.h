@@ -29,7 +29,7 @@ extern struct mmu_cpu xen_mmu_cpus[MAX_CPUS]; /* mmu_batch.c */
 
 static inline struct mmu_cpu *this_mmu(void)
 {
-    return &xen_mmu_cpus[cpu_index()];
+    return this_cpu_elem(xen_mmu_cpus);
 }
 
 /* the panic for a request Xen refused, naming it. */
