@@ -31,7 +31,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
-KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
+KERNEL_C   := $(sort $(wildcard kernel/*.c kernel/net/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
                 bench/*.c))
 KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm xen/pvh/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
