@@ -25,7 +25,7 @@ GUEST_IP = "10.0.2.15"  # QEMU's user network: the first address it hands out
 ECHO_PORT, COUNTERS_PORT = 7, 9
 COUNT = 200  # --net-count's default
 # The guest's line once its card can send and receive (kernel/net/).
-NET_UP = re.compile(rb"^net: \S+ up ", re.MULTILINE)
+NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
 CLIENT_LINE = b"udpclient: "
 # The guest gives up waiting for the client's end this long before the
 # door's time-out would kill it, so the run ends with the guest's verdict.

@@ -421,7 +421,8 @@ def check_net(run, run_net, args):
                 shown = Shown()
                 c = run_net.NetClient(a, shown)
                 with selectors.DefaultSelector() as sel:
-                    for data in (b"net: registered\n", b"net: eth0 up 10.0.2.15\nnet: par"):
+                    for data in (b"net: registered\n",
+                                 b"net: eth0 up at 10.0.2.15: UDP echo\nnet: par"):
                         shown.write(data)
                         c.guest_wrote(data, sel)
                         started = c.proc is not None
