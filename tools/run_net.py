@@ -90,8 +90,8 @@ def prepare_net(args):
     if not args.net:
         return
     if not os.access(udpclient_path(), os.X_OK):
-        fail("%s not found; build it with make (--net runs it as the guest's peer)"
-             % udpclient_path(), 2)
+        fail("%s not found; build it with make udpclient (--net runs it as the guest's "
+             "peer)" % udpclient_path(), 2)
     args.echo_port = free_udp_port()
     args.counters_port = free_udp_port()
     while args.counters_port == args.echo_port:
@@ -180,6 +180,10 @@ class NetClient:
         if self.proc:
             if self.proc.poll() is None:
                 self.proc.kill()
+                if self.out and not self.out.endswith(b"\n"):
+                    self.out += b"\n"
+                if not self.said:
+                    self.out += b"udpclient: still running when the run ended, stopped\n"
             self.proc.wait()
             self.proc.stdout.close()
         if self.out:

@@ -403,7 +403,7 @@ def check_net(run, run_net, args):
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
         check("--net without the client built: one line, status 2",
               p.returncode == 2 and p.stderr == "run: %s/host/udpclient not found; build it "
-              "with make (--net runs it as the guest's peer)\n" % work and not p.stdout,
+              "with make udpclient (--net runs it as the guest's peer)\n" % work and not p.stdout,
               "status %d, stderr %r" % (p.returncode, p.stderr))
         os.makedirs(os.path.join(work, "host"))
         client = os.path.join(work, "host", "udpclient")
