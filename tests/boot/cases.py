@@ -1265,6 +1265,30 @@ CASES += [
          stderr=[r"^run: disk-check: the host found what the guest flushed wrong or unflushed$"]),
 ]
 
+# virtio-net natively (drivers/virtio_net.c) through tools/run --net: the
+# host's own client (tools/udpclient) sends 200 datagrams through QEMU's
+# forwarded port and checks every echo; the guest's verdict carries its
+# counts. Without EVENT_IDX the rings' flags say when to notify, and the
+# echo still comes back whole. net=on without --net has no card: one line.
+VIRTIO_NET = (r"^virtio-net: [0-9a-f]{2}:[0-9a-f]{2}\.[0-7], mac 52:54:00:12:34:56, features mac "
+              r"event_idx, \d+ receive and \d+ transmit entries, MSI-X vector 0x[0-9a-f]+$")
+NET_ECHOED = [r"^net: eth0 \(virtio-net\): MAC 52:54:00:12:34:56$",
+              r"^net: eth0 up at 10\.0\.2\.15: ",
+              r"^udpclient: sent 200, received 200, wrong 0, lost 0, rtt ",
+              r"^net: client sent 200, received 200, wrong 0, lost 0$"]
+_net = clean_boot("net-virtio", ["--net"], expect=[VIRTIO_NET] + NET_ECHOED)
+_net_flags = clean_boot("net-virtio-no-event-idx", ["--net"],
+                        expect=[VIRTIO_NET.replace(" event_idx", "")] + NET_ECHOED)
+_net_flags.update(cmdline="virtio.event_idx=off")
+CASES += [
+    _net,
+    _net_flags,
+    dict(name="net-no-device", cmdline="net=on",
+         reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
+         last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+]
+
 # blkfront (xen/blkfront.c) against Linux dom0's blkback, through the domU
 # door: the disk workload PV (persistent grants) and PVH (grants per
 # request), each with the host's check of the file; and what ends a run
