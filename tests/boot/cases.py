@@ -1320,9 +1320,15 @@ _net_flood = clean_boot("net-flood", ["--net", "--net-peer", "flood", "--net-cou
                                 r"^netpeer: after the flood, stats: net: rx \d+ frames",
                                 r"^net: client sent 5002, received \d+, wrong 0, lost \d+$"])
 _net_flood.update(timeout=90)
+# ARP's question: QEMU's user network answers for its gateway.
+_net_gw = clean_boot("net-gateway-arp", ["--net", "--net-count", "20"],
+                     expect=[r"^net: gateway 10\.0\.2\.2 is at 52:55:0a:00:02:02$",
+                             r"^net: client sent 20, received 20, wrong 0, lost 0$"])
+_net_gw.update(cmdline="net.gw=10.0.2.2")
 CASES += [
     _net_frames,
     _net_flood,
+    _net_gw,
     dict(name="net-mutant-ip-checksum", args=["--net", "--net-peer", "frames", "--net-count", "5"],
          cmdline="net.mutant=ip-checksum",
          expect=[r"^net: eth0 up at 10\.0\.2\.15: .*\(net\.mutant=ip-checksum: ",

@@ -190,6 +190,15 @@ static void test_arp_announce(void **state)
     assert_int_equal(get32(a + 24), GUEST_IP);
 }
 
+/* A transport announces after every move, up or not: down, nothing. */
+static void test_arp_announce_while_down(void **state)
+{
+    (void)state;
+    net_stack.up = false;
+    assert_false(arp_announce());
+    assert_int_equal(nr_sent, 0);
+}
+
 /* Eight entries, replaced oldest first; learning an address again
  * updates its entry in place. */
 static void test_arp_cache_replacement(void **state)
@@ -523,6 +532,7 @@ int main(void)
         cmocka_unit_test_setup(test_arp_malformed, setup),
         cmocka_unit_test_setup(test_arp_reply_fills_cache, setup),
         cmocka_unit_test_setup(test_arp_announce, setup),
+        cmocka_unit_test_setup(test_arp_announce_while_down, setup),
         cmocka_unit_test_setup(test_arp_cache_replacement, setup),
         cmocka_unit_test_setup(test_ip_bad_checksum, setup),
         cmocka_unit_test_setup(test_ip_options, setup),
