@@ -45,6 +45,7 @@ struct net_counters {
     uint64_t rx_frames; /* handed to net_stack_input */
     uint64_t tx_frames; /* sent, replies and announcements */
     uint64_t arp_replies, echo_replies, udp_echoes, counter_replies;
+    uint64_t ticks; /* TSC ticks in net_stack_input, replies sent included */
     uint64_t dropped[NET_DROP_COUNT];
 };
 
