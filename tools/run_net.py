@@ -23,7 +23,12 @@ from run_common import build_dir, fail
 NET_ID = "pbnet"
 GUEST_IP = "10.0.2.15"  # QEMU's user network: the first address it hands out
 ECHO_PORT, COUNTERS_PORT = 7, 9
-COUNT = 200  # --net-count's default
+# The client's datagrams: --net-count, --net-size (payload bytes: its
+# header up to what fills a 1500-byte IP packet, so a frame of 1514) and
+# --net-window (datagrams in flight), as tools/udpclient takes them.
+COUNT = 200
+SIZE, SIZES = 64, (8, 1472)
+WINDOW, WINDOWS = 8, (1, 4096)
 # The guest's line once its card can send and receive (kernel/net/).
 NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
 CLIENT_LINE = b"udpclient: "
@@ -39,10 +44,17 @@ def udpclient_path():
 
 
 def check_net_args(p, args):
-    """--net once, on a door that has it; --net-count only with it."""
+    """--net once, on a door that has it; the client's options only with
+    it, each in the range the client takes, their defaults filled in."""
+    mine = [(name, getattr(args, attr), default, lo, hi)
+            for name, attr, default, lo, hi in (("--net-count", "net_count", COUNT, 1, 10 ** 8),
+                                                ("--net-size", "net_size", SIZE, *SIZES),
+                                                ("--net-window", "net_window", WINDOW, *WINDOWS))]
     if not args.net:
-        if args.net_count is not None:
-            p.error("--net-count applies to --net only")
+        given = [name for name, value, _, _, _ in mine if value is not None]
+        if given:
+            p.error("%s appl%s to --net only" % (" and ".join(given),
+                                                 "ies" if len(given) == 1 else "y"))
         return
     if args.net > 1:
         p.error("--net given %d times: the guest has one network card" % args.net)
@@ -50,10 +62,10 @@ def check_net_args(p, args):
                                     ("--domu", args.domu), ("--linux", args.linux)) if on]
     if others:
         p.error("--net is not supported with %s yet (only %s)" % (" ".join(others), NET_DOORS))
-    if args.net_count is None:
-        args.net_count = COUNT
-    if args.net_count <= 0:
-        p.error("--net-count must be positive")
+    for name, value, default, lo, hi in mine:
+        if value is not None and not lo <= value <= hi:
+            p.error("%s must be from %d to %d, not %d" % (name, lo, hi, value))
+        setattr(args, name[2:].replace("-", "_"), default if value is None else value)
 
 
 def net_words(args, cmdline):
@@ -113,6 +125,7 @@ def net_qemu_args(args):
 def client_command(args):
     """tools/udpclient against the forwarded echo port, its end to counters."""
     return [udpclient_path(), "127.0.0.1", str(args.echo_port), "--count", str(args.net_count),
+            "--size", str(args.net_size), "--window", str(args.net_window),
             "--end-port", str(args.counters_port)]
 
 

@@ -1280,9 +1280,17 @@ _net = clean_boot("net-virtio", ["--net"], expect=[VIRTIO_NET] + NET_ECHOED)
 _net_flags = clean_boot("net-virtio-no-event-idx", ["--net"],
                         expect=[VIRTIO_NET.replace(" event_idx", "")] + NET_ECHOED)
 _net_flags.update(cmdline="virtio.event_idx=off")
+# Full frames, 32 in flight: every echo fills a receive buffer, header
+# and 1514 bytes, and the receive ring is refilled under load.
+_net_full = clean_boot("net-virtio-full-frames",
+                       ["--net", "--net-size", "1472", "--net-window", "32", "--net-count", "1000"],
+                       expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
+                           r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                           r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
 CASES += [
     _net,
     _net_flags,
+    _net_full,
     dict(name="net-no-device", cmdline="net=on",
          reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
          last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
