@@ -1287,10 +1287,18 @@ _net_full = clean_boot("net-virtio-full-frames",
                        expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
                            r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
                            r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Two CPUs: receive interrupts the CPU that probed the card, the stack's
+# thread and its transmits may run on the other.
+_net_smp = clean_boot("net-virtio-smp2",
+                      ["--smp", "2", "--net", "--net-window", "32", "--net-count", "1000"],
+                      expect=[r"^smp: 2 CPUs running$", VIRTIO_NET] + NET_ECHOED[:2] + [
+                          r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                          r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
 CASES += [
     _net,
     _net_flags,
     _net_full,
+    _net_smp,
     dict(name="net-no-device", cmdline="net=on",
          reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
          last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
