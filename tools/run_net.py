@@ -5,7 +5,8 @@ network, with two UDP ports of 127.0.0.1 (free ones, chosen here)
 forwarded to the guest's echo port (7) and counters port (9). The door
 adds net=on and net.ip=10.0.2.15 (QEMU's user network gives the guest
 that address) to the kernel command line unless it sets them, and a
-net.timeout that ends the guest's wait before the door's own time-out.
+net.timeout that ends the guest's wait before the door's own time-out
+(under --icount, the longest the kernel takes: see net_words).
 Once the guest says its card is up, tools/udpclient sends its datagrams
 through the echo port, checks every one that comes back, prints its line
 (shown on the console) and tells the guest its counts through the
@@ -35,6 +36,7 @@ CLIENT_LINE = b"udpclient: "
 # The guest gives up waiting for the client's end this long before the
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
+NET_TIMEOUT_MAX = 86400  # the kernel's bound for net.timeout (kernel/net_workload.c)
 NET_DOORS = "natively"  # what --net supports so far, for the refusal
 
 
@@ -70,12 +72,16 @@ def check_net_args(p, args):
 
 def net_words(args, cmdline):
     """The kernel's net=, net.ip= and net.timeout=, each unless the user's
-    command line (the words after --) sets it."""
+    command line (the words after --) sets it. Under --icount an idle
+    guest's clock jumps to its next timer (QEMU's sleep=off), so its
+    seconds pass faster than the door's while it waits for the client:
+    there the guest waits as long as it may, and the door's time-out ends
+    a run whose client never ends."""
     if not args.net:
         return []
+    wait = NET_TIMEOUT_MAX if args.icount else max(1, int(args.timeout) - TIMEOUT_MARGIN)
     words = []
-    for key, value in (("net", "on"), ("net.ip", GUEST_IP),
-                       ("net.timeout", str(max(1, int(args.timeout) - TIMEOUT_MARGIN)))):
+    for key, value in (("net", "on"), ("net.ip", GUEST_IP), ("net.timeout", str(wait))):
         if not any(w.startswith(key + "=") for line in cmdline for w in line.split()):
             words.append("%s=%s" % (key, value))
     return words

@@ -1294,11 +1294,20 @@ _net_smp = clean_boot("net-virtio-smp2",
                       expect=[r"^smp: 2 CPUs running$", VIRTIO_NET] + NET_ECHOED[:2] + [
                           r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
                           r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Under icount the idle guest's clock runs ahead of the host's: one
+# datagram at a time, 3000 of them, outlast 50 of its seconds, so the door
+# lets the guest wait as long as it may.
+_net_icount = clean_boot("net-virtio-icount",
+                         ["--icount", "--net", "--net-window", "1", "--net-count", "3000"],
+                         expect=[VIRTIO_NET, r"^net: eth0 up at 10\.0\.2\.15: .* waiting 86400 s ",
+                                 r"^udpclient: sent 3000, received 3000, wrong 0, lost 0, rtt ",
+                                 r"^net: client sent 3000, received 3000, wrong 0, lost 0$"])
 CASES += [
     _net,
     _net_flags,
     _net_full,
     _net_smp,
+    _net_icount,
     dict(name="net-no-device", cmdline="net=on",
          reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
          last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",

@@ -389,6 +389,9 @@ def check_net(run, run_net, args):
           "datagrams of 64 bytes, 8 in flight",
           a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50"
           and (a.net_count, a.net_size, a.net_window) == (200, 64, 8), a.cmdline)
+    a = args("--net", "--icount")
+    check("--net --icount: the guest waits as long as it may (its idle clock runs ahead)",
+          a.cmdline == "tsc.icount net=on net.ip=10.0.2.15 net.timeout=86400", a.cmdline)
     a = args("--net", "--timeout", "90", "--net-count", "7", "--net-size", "1472",
              "--net-window", "64", "--", "net.ip=10.0.2.99 x")
     a.echo_port, a.counters_port = 5555, 5556
