@@ -18,6 +18,7 @@ import re
 import selectors
 import socket
 import subprocess
+import sys
 
 from run_common import build_dir, fail
 
@@ -32,7 +33,11 @@ SIZE, SIZES = 64, (8, 1472)
 WINDOW, WINDOWS = 8, (1, 4096)
 # The guest's line once its card can send and receive (kernel/net/).
 NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
-CLIENT_LINE = b"udpclient: "
+# Either peer's counts line, which says it finished.
+COUNTS_LINE = re.compile(rb"^(udpclient|netpeer): sent ", re.MULTILINE)
+# --net-peer: the host's UDP client through QEMU's user network, or the
+# Ethernet-level peer (tools/netpeer.py) on a socket of QEMU's: its plans.
+PEERS = ("udpclient", "frames", "flood")
 # The guest gives up waiting for the client's end this long before the
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
@@ -54,10 +59,13 @@ def check_net_args(p, args):
                                                 ("--net-window", "net_window", WINDOW, *WINDOWS))]
     if not args.net:
         given = [name for name, value, _, _, _ in mine if value is not None]
+        given += ["--net-peer"] if args.net_peer is not None else []
         if given:
             p.error("%s appl%s to --net only" % (" and ".join(given),
                                                  "ies" if len(given) == 1 else "y"))
         return
+    if args.net_peer is None:
+        args.net_peer = "udpclient"
     if args.net > 1:
         p.error("--net given %d times: the guest has one network card" % args.net)
     others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen),
@@ -114,12 +122,20 @@ def prepare_net(args):
     args.counters_port = free_udp_port()
     while args.counters_port == args.echo_port:
         args.counters_port = free_udp_port()
+    # With the Ethernet peer the two ports are the socket's ends: QEMU's
+    # (echo_port) and the peer's (counters_port).
 
 
 def net_qemu_args(args):
     """QEMU's words for the card and its forwarded ports; [] without --net."""
     if not args.net:
         return []
+    if args.net_peer != "udpclient":
+        ends = "local.type=inet,local.host=127.0.0.1,local.port=%d," \
+               "remote.type=inet,remote.host=127.0.0.1,remote.port=%d" % (
+                   args.echo_port, args.counters_port)
+        return ["-netdev", "dgram,id=%s,%s" % (NET_ID, ends),
+                "-device", "virtio-net-pci,netdev=%s,disable-legacy=on" % NET_ID]
     ip = guest_ip(args.cmdline)
     fwd = ",".join("hostfwd=udp:127.0.0.1:%d-%s:%d" % (host, ip, guest)
                    for host, guest in ((args.echo_port, ECHO_PORT),
@@ -129,7 +145,13 @@ def net_qemu_args(args):
 
 
 def client_command(args):
-    """tools/udpclient against the forwarded echo port, its end to counters."""
+    """tools/udpclient against the forwarded echo port, its end to counters;
+    or tools/netpeer.py's plan on the socket's far end."""
+    if args.net_peer != "udpclient":
+        return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                             "netpeer.py"), args.net_peer,
+                "--port", str(args.counters_port), "--guest-port", str(args.echo_port),
+                "--guest-ip", guest_ip(args.cmdline), "--count", str(args.net_count)]
     return [udpclient_path(), "127.0.0.1", str(args.echo_port), "--count", str(args.net_count),
             "--size", str(args.net_size), "--window", str(args.net_window),
             "--end-port", str(args.counters_port)]
@@ -177,7 +199,7 @@ class NetClient:
             status = self.proc.wait()
             if self.out and not self.out.endswith(b"\n"):
                 self.out += b"\n"
-            if CLIENT_LINE + b"sent" not in self.out and not self.said:
+            if not COUNTS_LINE.search(self.out) and not self.said:
                 self.out += b"udpclient: exited with status %d without its counts\n" % status
         self.show()
 
@@ -191,7 +213,7 @@ class NetClient:
             if force and data and not data.endswith(b"\n"):
                 self.console.write(b"\n")
             shown, self.out = self.out[:cut], self.out[cut:]
-            self.said = self.said or CLIENT_LINE + b"sent" in shown
+            self.said = self.said or bool(COUNTS_LINE.search(shown))
             self.console.write(shown)
 
     def stop(self):

@@ -77,6 +77,12 @@ size_t net_counters_format(char *buf, size_t size)
                                (unsigned long)net_stack.c.dropped[r]);
         any = true;
     }
+    /* The layer's own drops: frames that never reached the stack. */
+    if (net_stack.dev && net_stack.dev->stats.rx_dropped && n < size) {
+        n += (size_t)ksnprintf(buf + n, size - n, "%s queue-full %lu", any ? "," : "",
+                               (unsigned long)net_stack.dev->stats.rx_dropped);
+        any = true;
+    }
     if (!any && n < size)
         n += (size_t)ksnprintf(buf + n, size - n, " none");
     return n < size ? n : size - 1;

@@ -79,7 +79,9 @@ void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len);
 void net_rx_drain(bool block);
 
 /* The counters line, "net: rx N frames, tx N, dropped: ...", as the
- * workload prints it and the counters service sends it. */
+ * workload prints it and the counters service sends it: each reason with
+ * drops, then queue-full, the frames the layer's receive queue had no
+ * room for. */
 size_t net_counters_format(char *buf, size_t size);
 
 /* A reason's name in the counters line, e.g. "ip-checksum". */

@@ -1328,6 +1328,59 @@ CASES += [
          status="fail", timeout=NATIVE_TIMEOUT),
 ]
 
+# The stack (kernel/net/) against a peer at the Ethernet layer
+# (tools/netpeer.py on QEMU's -netdev dgram socket, tools/run --net-peer):
+# one of each malformed frame is sent after the echoes, none may be
+# answered and each must be counted under its own reason; a flood of
+# echoes back to back is survived (what the queue or the card dropped is
+# counted, not answered wrong, and the guest still answers after it); and
+# the negative control, every reply's IP checksum wrong, which the peer
+# counts wrong and the guest's verdict says so. Without the client's end
+# the guest gives up at net.timeout with one line.
+NET_BAD = ["eth-short", "eth-not-ours", "eth-type", "arp-malformed", "arp-not-ours", "ip-header",
+           "ip-truncated", "ip-checksum", "ip-options", "ip-fragment", "ip-not-ours",
+           "ip-protocol", "icmp-checksum", "icmp-type", "udp-length", "udp-checksum", "udp-port",
+           "udp-request"]
+_net_frames = clean_boot("net-bad-frames", ["--net", "--net-peer", "frames", "--net-count", "20"],
+                         expect=[r"^netpeer: ARP: the guest answered for 10\.0\.2\.15 with "
+                                 r"52:54:00:12:34:56$",
+                                 r"^netpeer: echo: 20 pings and 20 UDP datagrams: 40 came back "
+                                 r"right, 0 wrong, 0 lost$",
+                                 r"^netpeer: bad frames: %d sent, 0 answered$" % len(NET_BAD),
+                                 r"^netpeer: bad frames: each of the %d counted once under its "
+                                 r"own reason$" % len(NET_BAD),
+                                 r"^net: client sent 40, received 40, wrong 0, lost 0$",
+                                 r"^net: rx \d+ frames, tx \d+, dropped: "
+                                 + ", ".join(r + " 1" for r in NET_BAD) + "$"])
+_net_flood = clean_boot("net-flood", ["--net", "--net-peer", "flood", "--net-count", "5000"],
+                        expect=[r"^netpeer: flood: 5000 UDP datagrams of 1028 bytes sent back to "
+                                r"back$",
+                                r"^netpeer: echo: 1 pings and 1 UDP datagrams: 2 came back right",
+                                r"^netpeer: after the flood, stats: net: rx \d+ frames",
+                                r"^net: client sent 5002, received \d+, wrong 0, lost \d+$"])
+_net_flood.update(timeout=90)
+CASES += [
+    _net_frames,
+    _net_flood,
+    dict(name="net-mutant-ip-checksum", args=["--net", "--net-peer", "frames", "--net-count", "5"],
+         cmdline="net.mutant=ip-checksum",
+         expect=[r"^net: eth0 up at 10\.0\.2\.15: .*\(net\.mutant=ip-checksum: ",
+                 r"^netpeer: echo: 5 pings and 5 UDP datagrams: 0 came back right, 10 wrong, 0 "
+                 r"lost$",
+                 r"^net: client sent 10, received 0, wrong 10, lost 0$"],
+         reject=[PASS, r"panic: ", r"trap: #"],
+         last_line=r"^patchbay: FAIL net: the client got 10 datagrams back wrong$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+    dict(name="net-no-end", args=["--net", "--net-count", "100000000"], cmdline="net.timeout=3",
+         expect=[r"^net: eth0 up at 10\.0\.2\.15: .*waiting 3 s for the client's end$",
+                 r"^net: rx \d+ frames, tx \d+, dropped: ",
+                 r"^patchbay: FAIL net: no client's end within 3 s$"],
+         reject=[PASS, r"panic: ", r"trap: #", r"^net: client sent"],
+         # The client, still sending, is stopped after the verdict and says so.
+         last_line=r"^udpclient: still running when the run ended, stopped$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+]
+
 # blkfront (xen/blkfront.c) against Linux dom0's blkback, through the domU
 # door: the disk workload PV (persistent grants) and PVH (grants per
 # request), each with the host's check of the file; and what ends a run

@@ -18,7 +18,9 @@ refused with --linux and --pvh; a QEMU that gdb killed is named in the
 verdict. --net gives the native door's QEMU a virtio-net card with two
 UDP ports forwarded to the guest, adds the kernel's net words the command
 line lacks, starts the host's client on the guest's up line and shows its
-lines whole; twice, on another door, or without the client, it is refused. The verdicts
+lines whole; twice, on another door, or without the client, it is refused;
+--net-peer puts the card on a datagram socket to tools/netpeer.py instead,
+and needs --net. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
@@ -404,6 +406,18 @@ def check_net(run, run_net, args):
           and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7", "--size",
                                                 "1472", "--window", "64", "--end-port", "5556"],
           (a.cmdline, words))
+    refused(["--net-peer", "frames"], "--net-peer applies to --net only")
+    a = args("--net", "--net-peer", "frames", "--net-count", "3")
+    a.echo_port, a.counters_port = 5555, 5556
+    peer = run_net.client_command(a)
+    check("--net-peer frames: QEMU's card on a datagram socket to tools/netpeer.py's port",
+          run.net_qemu_args(a) == [
+              "-netdev", "dgram,id=pbnet,local.type=inet,local.host=127.0.0.1,local.port=5555,"
+              "remote.type=inet,remote.host=127.0.0.1,remote.port=5556",
+              "-device", "virtio-net-pci,netdev=pbnet,disable-legacy=on"]
+          and peer[1].endswith("tools/netpeer.py")
+          and peer[2:] == ["frames", "--port", "5556", "--guest-port", "5555", "--guest-ip",
+                           "10.0.2.15", "--count", "3"], (run.net_qemu_args(a), peer))
     with tempfile.TemporaryDirectory() as work:
         qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
         check("no --net: no card, no net= words", "-netdev" not in qemu

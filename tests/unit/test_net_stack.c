@@ -504,6 +504,11 @@ static void test_counters_line(void **state)
     net_stack.c.dropped[NET_DROP_UDP_PORT] = 1;
     net_counters_format(line, sizeof(line));
     assert_string_equal(line, "net: rx 12 frames, tx 3, dropped: ip-checksum 2, udp-port 1");
+    dev.stats.rx_dropped = 5; /* the layer's, before the stack saw them */
+    net_counters_format(line, sizeof(line));
+    assert_string_equal(
+        line, "net: rx 12 frames, tx 3, dropped: ip-checksum 2, udp-port 1, queue-full 5");
+    dev.stats.rx_dropped = 0;
     net_counters_format(line, 20); /* cut short, still a string */
     assert_int_equal(strlen(line), 19);
 }
