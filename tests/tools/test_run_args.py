@@ -17,8 +17,10 @@ listens on, an hour's time-out unless --timeout says otherwise, and is
 refused with --linux and --pvh; a QEMU that gdb killed is named in the
 verdict. --net gives the native door's QEMU a virtio-net card with two
 UDP ports forwarded to the guest, adds the kernel's net words the command
-line lacks, starts the host's client on the guest's up line and shows its
-lines whole; twice, on another door, or without the client, it is refused;
+line lacks (under --icount the longest wait), hands the client its count,
+size and window, starts it on the guest's up line and shows its lines
+whole; twice, on another door, without the client, or with a client
+option out of its range or without --net, it is refused;
 --net-peer puts the card on a datagram socket to tools/netpeer.py instead,
 and needs --net. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
