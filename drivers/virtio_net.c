@@ -57,11 +57,13 @@ static uint64_t bit(unsigned n)
     return 1ULL << n;
 }
 
-/* Spec 4.1.4.4: the queue's index, written to its notify address. */
+/* Spec 4.1.4.4: the queue's index, written to its notify address. The
+ * count is atomic: receive's interrupt and another CPU's transmit both
+ * add to it. */
 static void notify(struct vnet_queue *q)
 {
     *q->notify = q->index;
-    vnet.dev.stats.notifications++;
+    __atomic_fetch_add(&vnet.dev.stats.notifications, 1, __ATOMIC_RELAXED);
 }
 
 /* The buffer is the request's token: it comes back with its frame. */

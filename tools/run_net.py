@@ -5,7 +5,8 @@ network, with two UDP ports of 127.0.0.1 (free ones, chosen here)
 forwarded to the guest's echo port (7) and counters port (9). The door
 adds net=on and net.ip=10.0.2.15 (QEMU's user network gives the guest
 that address) to the kernel command line unless it sets them, and a
-net.timeout that ends the guest's wait before the door's own time-out.
+net.timeout that ends the guest's wait before the door's own time-out
+(under --icount, the longest the kernel takes: see net_words).
 Once the guest says its card is up, tools/udpclient sends its datagrams
 through the echo port, checks every one that comes back, prints its line
 (shown on the console) and tells the guest its counts through the
@@ -24,7 +25,12 @@ from run_common import build_dir, fail
 NET_ID = "pbnet"
 GUEST_IP = "10.0.2.15"  # QEMU's user network: the first address it hands out
 ECHO_PORT, COUNTERS_PORT = 7, 9
-COUNT = 200  # --net-count's default
+# The client's datagrams: --net-count, --net-size (payload bytes: its
+# header up to what fills a 1500-byte IP packet, so a frame of 1514) and
+# --net-window (datagrams in flight), as tools/udpclient takes them.
+COUNT = 200
+SIZE, SIZES = 64, (8, 1472)
+WINDOW, WINDOWS = 8, (1, 4096)
 # The guest's line once its card can send and receive (kernel/net/).
 NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
 # Either peer's counts line, which says it finished.
@@ -35,6 +41,7 @@ PEERS = ("udpclient", "frames", "flood")
 # The guest gives up waiting for the client's end this long before the
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
+NET_TIMEOUT_MAX = 86400  # the kernel's bound for net.timeout (kernel/net_workload.c)
 NET_DOORS = "natively"  # what --net supports so far, for the refusal
 
 
@@ -44,12 +51,18 @@ def udpclient_path():
 
 
 def check_net_args(p, args):
-    """--net once, on a door that has it; --net-count only with it."""
+    """--net once, on a door that has it; the client's options only with
+    it, each in the range the client takes, their defaults filled in."""
+    mine = [(name, getattr(args, attr), default, lo, hi)
+            for name, attr, default, lo, hi in (("--net-count", "net_count", COUNT, 1, 10 ** 8),
+                                                ("--net-size", "net_size", SIZE, *SIZES),
+                                                ("--net-window", "net_window", WINDOW, *WINDOWS))]
     if not args.net:
-        if args.net_count is not None:
-            p.error("--net-count applies to --net only")
-        if args.net_peer is not None:
-            p.error("--net-peer applies to --net only")
+        given = [name for name, value, _, _, _ in mine if value is not None]
+        given += ["--net-peer"] if args.net_peer is not None else []
+        if given:
+            p.error("%s appl%s to --net only" % (" and ".join(given),
+                                                 "ies" if len(given) == 1 else "y"))
         return
     if args.net_peer is None:
         args.net_peer = "udpclient"
@@ -59,20 +72,24 @@ def check_net_args(p, args):
                                     ("--domu", args.domu), ("--linux", args.linux)) if on]
     if others:
         p.error("--net is not supported with %s yet (only %s)" % (" ".join(others), NET_DOORS))
-    if args.net_count is None:
-        args.net_count = COUNT
-    if args.net_count <= 0:
-        p.error("--net-count must be positive")
+    for name, value, default, lo, hi in mine:
+        if value is not None and not lo <= value <= hi:
+            p.error("%s must be from %d to %d, not %d" % (name, lo, hi, value))
+        setattr(args, name[2:].replace("-", "_"), default if value is None else value)
 
 
 def net_words(args, cmdline):
     """The kernel's net=, net.ip= and net.timeout=, each unless the user's
-    command line (the words after --) sets it."""
+    command line (the words after --) sets it. Under --icount an idle
+    guest's clock jumps to its next timer (QEMU's sleep=off), so its
+    seconds pass faster than the door's while it waits for the client:
+    there the guest waits as long as it may, and the door's time-out ends
+    a run whose client never ends."""
     if not args.net:
         return []
+    wait = NET_TIMEOUT_MAX if args.icount else max(1, int(args.timeout) - TIMEOUT_MARGIN)
     words = []
-    for key, value in (("net", "on"), ("net.ip", GUEST_IP),
-                       ("net.timeout", str(max(1, int(args.timeout) - TIMEOUT_MARGIN)))):
+    for key, value in (("net", "on"), ("net.ip", GUEST_IP), ("net.timeout", str(wait))):
         if not any(w.startswith(key + "=") for line in cmdline for w in line.split()):
             words.append("%s=%s" % (key, value))
     return words
@@ -136,6 +153,7 @@ def client_command(args):
                 "--port", str(args.counters_port), "--guest-port", str(args.echo_port),
                 "--guest-ip", guest_ip(args.cmdline), "--count", str(args.net_count)]
     return [udpclient_path(), "127.0.0.1", str(args.echo_port), "--count", str(args.net_count),
+            "--size", str(args.net_size), "--window", str(args.net_window),
             "--end-port", str(args.counters_port)]
 
 

@@ -1280,9 +1280,48 @@ _net = clean_boot("net-virtio", ["--net"], expect=[VIRTIO_NET] + NET_ECHOED)
 _net_flags = clean_boot("net-virtio-no-event-idx", ["--net"],
                         expect=[VIRTIO_NET.replace(" event_idx", "")] + NET_ECHOED)
 _net_flags.update(cmdline="virtio.event_idx=off")
+# Full frames, 32 in flight: every echo fills a receive buffer, header
+# and 1514 bytes, and the receive ring is refilled under load.
+_net_full = clean_boot("net-virtio-full-frames",
+                       ["--net", "--net-size", "1472", "--net-window", "32", "--net-count", "1000"],
+                       expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
+                           r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                           r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Two CPUs: receive interrupts the CPU that probed the card, the stack's
+# thread and its transmits may run on the other.
+_net_smp = clean_boot("net-virtio-smp2",
+                      ["--smp", "2", "--net", "--net-window", "32", "--net-count", "1000"],
+                      expect=[r"^smp: 2 CPUs running$", VIRTIO_NET] + NET_ECHOED[:2] + [
+                          r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                          r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Under icount the idle guest's clock runs ahead of the host's: one
+# datagram at a time, 3000 of them, outlast 50 of its seconds, so the door
+# lets the guest wait as long as it may.
+_net_icount = clean_boot("net-virtio-icount",
+                         ["--icount", "--net", "--net-window", "1", "--net-count", "3000"],
+                         expect=[VIRTIO_NET, r"^net: eth0 up at 10\.0\.2\.15: .* waiting 86400 s ",
+                                 r"^udpclient: sent 3000, received 3000, wrong 0, lost 0, rtt ",
+                                 r"^net: client sent 3000, received 3000, wrong 0, lost 0$"])
+# A flood: 1024 full frames in flight, far more than the receive ring
+# and the layer's queue hold. What does not fit is dropped (QEMU's, the
+# layer's, counted), never a wrong byte, and the stack's thread still
+# gets the client's end through it.
+_net_flood = clean_boot("net-virtio-flood",
+                        ["--net", "--net-size", "1472", "--net-window", "1024",
+                         "--net-count", "10000"],
+                        expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
+                            r"^udpclient: sent 10000, received [1-9]\d*, wrong 0, lost \d+, rtt ",
+                            r"^net: client sent 10000, received [1-9]\d*, wrong 0, lost \d+$",
+                            r"^net: eth0 \(virtio-net\): \d+ frames received, \d+ sent, \d+ "
+                            r"dropped with the receive queue full, 0 refused by the transport; "
+                            r"\d+ notifications, \d+ interrupts$"])
 CASES += [
     _net,
     _net_flags,
+    _net_full,
+    _net_smp,
+    _net_icount,
+    _net_flood,
     dict(name="net-no-device", cmdline="net=on",
          reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
          last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",

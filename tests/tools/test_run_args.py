@@ -17,8 +17,10 @@ listens on, an hour's time-out unless --timeout says otherwise, and is
 refused with --linux and --pvh; a QEMU that gdb killed is named in the
 verdict. --net gives the native door's QEMU a virtio-net card with two
 UDP ports forwarded to the guest, adds the kernel's net words the command
-line lacks, starts the host's client on the guest's up line and shows its
-lines whole; twice, on another door, or without the client, it is refused;
+line lacks (under --icount the longest wait), hands the client its count,
+size and window, starts it on the guest's up line and shows its lines
+whole; twice, on another door, without the client, or with a client
+option out of its range or without --net, it is refused;
 --net-peer puts the card on a datagram socket to tools/netpeer.py instead,
 and needs --net. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
@@ -381,12 +383,21 @@ def check_net(run, run_net, args):
     for door in (["--iso"], ["--xen"], ["--domu"], ["--linux"]):
         refused(door + ["--net"], "--net is not supported with %s yet (only natively)" % door[0])
     refused(["--net-count", "5"], "--net-count applies to --net only")
-    refused(["--net", "--net-count", "0"], "--net-count must be positive")
+    refused(["--net-size", "64", "--net-window", "2"],
+            "--net-size and --net-window apply to --net only")
+    refused(["--net", "--net-count", "0"], "--net-count must be from 1 to 100000000, not 0")
+    refused(["--net", "--net-size", "1473"], "--net-size must be from 8 to 1472, not 1473")
+    refused(["--net", "--net-window", "0"], "--net-window must be from 1 to 4096, not 0")
     a = args("--net")
-    check("--net: net=on net.ip=10.0.2.15 net.timeout=50 on the command line",
-          a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50" and a.net_count == 200,
-          a.cmdline)
-    a = args("--net", "--timeout", "90", "--net-count", "7", "--", "net.ip=10.0.2.99 x")
+    check("--net: net=on net.ip=10.0.2.15 net.timeout=50 on the command line; 200 "
+          "datagrams of 64 bytes, 8 in flight",
+          a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50"
+          and (a.net_count, a.net_size, a.net_window) == (200, 64, 8), a.cmdline)
+    a = args("--net", "--icount")
+    check("--net --icount: the guest waits as long as it may (its idle clock runs ahead)",
+          a.cmdline == "tsc.icount net=on net.ip=10.0.2.15 net.timeout=86400", a.cmdline)
+    a = args("--net", "--timeout", "90", "--net-count", "7", "--net-size", "1472",
+             "--net-window", "64", "--", "net.ip=10.0.2.99 x")
     a.echo_port, a.counters_port = 5555, 5556
     words = run.net_qemu_args(a)
     check("--net, the user's net.ip: kept, and the ports forwarded to it",
@@ -394,8 +405,9 @@ def check_net(run, run_net, args):
           and words == ["-netdev", "user,id=pbnet,hostfwd=udp:127.0.0.1:5555-10.0.2.99:7,"
                         "hostfwd=udp:127.0.0.1:5556-10.0.2.99:9",
                         "-device", "virtio-net-pci,netdev=pbnet,disable-legacy=on"]
-          and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7",
-                                                "--end-port", "5556"], (a.cmdline, words))
+          and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7", "--size",
+                                                "1472", "--window", "64", "--end-port", "5556"],
+          (a.cmdline, words))
     refused(["--net-peer", "frames"], "--net-peer applies to --net only")
     a = args("--net", "--net-peer", "frames", "--net-count", "3")
     a.echo_port, a.counters_port = 5555, 5556
@@ -422,7 +434,7 @@ def check_net(run, run_net, args):
         os.makedirs(os.path.join(work, "host"))
         client = os.path.join(work, "host", "udpclient")
         for script, want in (
-                ("echo \"udpclient: sent to $1:$2, end to $6\"",
+                ("echo \"udpclient: sent to $1:$2, end to ${10}\"",
                  b"udpclient: sent to 127.0.0.1:8, end to 9\n"),
                 ("exit 3", b"udpclient: exited with status 3 without its counts\n")):
             with open(client, "w") as f:
