@@ -129,6 +129,16 @@ struct net_device *net_first(void)
     return nr_devices ? devices[0] : NULL;
 }
 
+/* A frame into the queue eight bytes at a time: the kernel's memcpy goes
+ * a byte at a time, and this copy runs with interrupts off, per frame. */
+static void copy_frame(uint8_t *dst, const uint8_t *src, unsigned len)
+{
+    for (; len >= 8; dst += 8, src += 8, len -= 8)
+        __builtin_memcpy(dst, src, 8);
+    for (; len; len--)
+        *dst++ = *src++;
+}
+
 void net_receive(struct net_device *d, const void *frame, unsigned len)
 {
     unsigned long flags;
@@ -146,7 +156,7 @@ void net_receive(struct net_device *d, const void *frame, unsigned len)
 
         rxq.slot[i].dev = d;
         rxq.slot[i].len = len;
-        memcpy(rxq.slot[i].data, frame, len);
+        copy_frame(rxq.slot[i].data, frame, len);
         __atomic_store_n(&rxq.count, rxq.count + 1, __ATOMIC_RELEASE);
         wait_queue_wake_one(&rxq.wq);
     }

@@ -109,6 +109,8 @@ void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len)
     assert_ptr_equal(d, &dev);
     assert_true(len >= 1 && len <= NET_FRAME_MAX);
     seen[nr_seen++] = frame[0];
+    for (unsigned i = 1; i < len; i++) /* copied whole, every byte */
+        assert_int_equal(frame[i], (uint8_t)(frame[0] + i * 7));
     assert_true(net_transmit(d, frame, len));
 }
 
@@ -121,8 +123,8 @@ static void receive(uint8_t tag, unsigned len)
 {
     uint8_t frame[NET_FRAME_MAX + 1];
 
-    memset(frame, 0, sizeof(frame));
-    frame[0] = tag;
+    for (unsigned i = 0; i < sizeof(frame); i++)
+        frame[i] = (uint8_t)(tag + i * 7);
     net_receive(&dev, frame, len);
 }
 
@@ -150,12 +152,15 @@ static void test_probe_register_first(void **state)
     assert_int_equal(threads, 1);
 }
 
-/* Frames reach the stack in order, each copied whole. */
+/* Frames reach the stack in order, each copied whole, whatever its
+ * length. */
 static void test_receive_in_order(void **state)
 {
+    static const unsigned lens[] = {1, 60, 61, 1513, NET_FRAME_MAX};
+
     (void)state;
     for (uint8_t i = 1; i <= 5; i++)
-        receive(i, 60);
+        receive(i, lens[i - 1]);
     assert_int_equal(wakes, 5);
     assert_int_equal(nr_seen, 0); /* nothing before the thread drains */
     net_rx_drain(true);
