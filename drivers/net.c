@@ -78,12 +78,14 @@ static void release_slot(void)
     spin_unlock_irqrestore(&rxq.lock, flags);
 }
 
-/* One pass hands every frame queued so far to the stack; what the stack
- * sends meanwhile leaves with one kick per device when the pass ends. */
+/* One pass hands the queued frames to the stack; what the stack sends
+ * meanwhile leaves with one kick per device when the pass ends. A pass
+ * takes at most a queue's worth: under a flood the queue never empties,
+ * and replies held back for good would fill the transport's ring. */
 void net_rx_drain(bool block)
 {
     struct net_device *plugged[NET_MAX_DEVICES];
-    unsigned nr_plugged = 0;
+    unsigned nr_plugged = 0, taken = 0;
 
     if (!block && __atomic_load_n(&rxq.count, __ATOMIC_ACQUIRE) == 0)
         return;
@@ -96,7 +98,7 @@ void net_rx_drain(bool block)
 
         net_stack_input(rxq.slot[i].dev, rxq.slot[i].data, rxq.slot[i].len);
         release_slot();
-    } while (__atomic_load_n(&rxq.count, __ATOMIC_ACQUIRE) > 0);
+    } while (++taken < NET_RX_QUEUE && __atomic_load_n(&rxq.count, __ATOMIC_ACQUIRE) > 0);
     for (unsigned i = 0; i < nr_plugged; i++)
         net_tx_unplug(plugged[i]);
 }

@@ -75,8 +75,9 @@ void net_stack_up(struct net_device *d, uint32_t ip, uint32_t gw);
 /* One received frame, which the stack may rewrite in place to reply. */
 void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len);
 
-/* From drivers/net.c: hands every queued frame to the stack, sleeping for
- * one first when block; the network thread's loop. Thread context. */
+/* From drivers/net.c: hands the queued frames to the stack, at most a
+ * queue's worth, sleeping for one first when block; the network thread's
+ * loop. Thread context. */
 void net_rx_drain(bool block);
 
 /* The counters line, "net: rx N frames, tx N, dropped: ...", as the
