@@ -14,6 +14,7 @@
 
 #define NET_UDP_ECHO_PORT 7
 #define NET_UDP_COUNTERS_PORT 9
+#define NET_TIMED_EVERY 16
 
 /* Why a received frame went no further: one counter each. */
 enum net_drop {
@@ -45,7 +46,8 @@ struct net_counters {
     uint64_t rx_frames; /* handed to net_stack_input */
     uint64_t tx_frames; /* sent, replies and announcements */
     uint64_t arp_replies, echo_replies, udp_echoes, counter_replies;
-    uint64_t ticks; /* TSC ticks in net_stack_input, replies sent included */
+    uint64_t ticks; /* TSC ticks in net_stack_input, replies sent included, */
+    uint64_t timed; /* over this many frames, one in NET_TIMED_EVERY */
     uint64_t dropped[NET_DROP_COUNT];
 };
 
