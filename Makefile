@@ -38,7 +38,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
-KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
+KERNEL_C   := $(sort $(wildcard kernel/*.c kernel/net/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
                 bench/*.c))
 KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm xen/pvh/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
@@ -125,7 +125,7 @@ include linux-user/bench/bench.mk
 include linux-user/bench-host/bench-host.mk
 
 # Every boot case of tests/boot/cases.py, both lanes' (make test splits them).
-boot-test: $(IMAGE) $(ISO)
+boot-test: $(IMAGE) $(ISO) $(UDPCLIENT)
 	python3 tests/boot/run_boot_tests.py
 
 # Natively patched sites against the PARAVIRT=n build's instructions, and
@@ -179,8 +179,8 @@ bench-test: $(IMAGE) $(LINUX_BENCH)
 quick: $(IMAGE) $(ISO)
 	BUILD=$(BUILD) python3 tests/run_suite.py quick
 
-# Everything, from a clean clone: first what every group uses, built and fetched once (so no
-# two groups build or fetch the same file at once), then the suite's two
+# Everything, from a clean clone: first what every group uses, built and
+# fetched once (so no two groups build or fetch the same file at once), then the suite's two
 # lanes side by side, every group even after one fails; it ends with a
 # table of the groups and one line `N passed, N failed`. Each QEMU waits
 # for a free CPU (tools/cpu_slots.py), whichever lane starts it.
@@ -189,7 +189,7 @@ test: $(SETUP)
 	BUILD=$(BUILD) python3 tests/run_suite.py test
 
 # What the suite's groups share, built and fetched before they start.
-test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
+test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH) $(UDPCLIENT)
 	$(MAKE) PARAVIRT=n image
 	$(MAKE) DEBUG=1 image
 	tools/fetch-xen

@@ -10,6 +10,7 @@
 #include "kernel/fault_inject.h"
 #include "kernel/lifecycle.h"
 #include "kernel/main.h"
+#include "kernel/net_workload.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -128,6 +129,7 @@ void kernel_main(void)
     fault_inject_arm();                        /* fault=wl-*: the workload's hook */
     write_barrier_run();                       /* wl=on: the mprotect-heavy workload */
     disk_workload_run();                       /* disk=on: write, read back, flush */
+    net_workload_run();                        /* net=on: serve the client until its end */
     lifecycle_finish();                        /* every resume came, each checked */
     fault_inject_run();                        /* fault=...: test the trap path */
     check_wx();                                /* still W^X after every text_poke */

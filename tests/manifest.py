@@ -29,6 +29,7 @@ TOOLS = [
     "python3 tests/tools/test_tool_cli.py",
     "python3 tests/tools/test_results_format.py",
     "python3 tests/tools/test_diskcheck.py",
+    "python3 tests/tools/test_udpclient.py",
     "python3 tests/tools/test_result_lines.py",
     "python3 tests/tools/test_gdb.py",
     "tools/tour --check",

@@ -1,0 +1,132 @@
+/* net=on: the stack's workload. The stack serves from the network
+ * thread; this thread only brings the interface up, waits for the
+ * client's end and judges the run by what the client counted. */
+#include "kernel/net_workload.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/net.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/net/layers.h"
+#include "kernel/net/stack.h"
+#include "kernel/printf.h"
+#include "kernel/sched.h"
+#include "kernel/time.h"
+
+#define POLL_NS (20 * NSEC_PER_MSEC)
+
+static const char *const net_choices[] = {"off", "on", 0};
+static int net_choice;
+OPTION_ENUM(net_choice, "net", net_choices,
+            "serve UDP echo and ping until the client's end (tools/run --net)");
+static char net_ip[16] = "10.0.2.15";
+OPTION_STRING(net_ip, "net.ip", "the guest's IPv4 address, A.B.C.D");
+static char net_gw[16];
+OPTION_STRING(net_gw, "net.gw", "a gateway to ask for by ARP at the start, A.B.C.D");
+static uint64_t net_timeout_s = 60;
+OPTION_UINT(net_timeout_s, "net.timeout", 1, 86400, "seconds to wait for the client's end");
+/* A negative control for the client's check: replies' IP checksums wrong. */
+static const char *const mutant_choices[] = {"none", "ip-checksum", 0};
+static int net_mutant;
+OPTION_ENUM(net_mutant, "net.mutant", mutant_choices,
+            "break the stack on purpose, to show the client's check catches it");
+
+static const char *addresses_parse(void)
+{
+    uint32_t v;
+
+    if (!net_parse_ip4(net_ip, &v))
+        return "net.ip= is not an IPv4 address A.B.C.D";
+    if (net_gw[0] && !net_parse_ip4(net_gw, &v))
+        return "net.gw= is not an IPv4 address A.B.C.D";
+    return NULL;
+}
+OPTION_CHECK(addresses_parse);
+
+/* Waits for the client's end; false at the time-out. */
+static bool wait_for_end(void)
+{
+    uint64_t deadline = time_now_ns() + net_timeout_s * NSEC_PER_SEC;
+
+    while (!__atomic_load_n(&net_stack.ended, __ATOMIC_ACQUIRE)) {
+        if (time_now_ns() >= deadline)
+            return false;
+        sleep_until(time_now_ns() + POLL_NS);
+    }
+    return true;
+}
+
+static void print_counters(const struct net_device *d)
+{
+    char line[640];
+
+    net_counters_format(line, sizeof(line));
+    kprintf("%s\n", line);
+    if (net_stack.c.timed)
+        kprintf("net: the stack: %lu %s a frame, %lu of %lu frames timed (from the frame's "
+                "arrival in the stack to its reply handed to the transport)\n",
+                net_stack.c.ticks / net_stack.c.timed, tsc_unit(), net_stack.c.timed,
+                net_stack.c.rx_frames);
+    kprintf("net: %s (%s): %lu frames received, %lu sent, %lu dropped with the receive queue "
+            "full, %lu refused by the transport; %lu notifications, %lu interrupts\n",
+            d->name, d->transport->name, d->stats.rx_frames, d->stats.tx_frames,
+            d->stats.rx_dropped, d->stats.tx_dropped, d->stats.notifications, d->stats.interrupts);
+}
+
+/* What the ARP question at the start found, if anything. */
+static void print_gateway(uint32_t gw)
+{
+    uint8_t m[NET_ETH_ALEN];
+
+    if (arp_lookup(gw, m))
+        kprintf("net: gateway %s is at %02x:%02x:%02x:%02x:%02x:%02x\n", net_gw, m[0], m[1], m[2],
+                m[3], m[4], m[5]);
+    else
+        kprintf("net: gateway %s never answered ARP\n", net_gw);
+}
+
+void net_workload_run(void)
+{
+    struct net_device *d;
+    uint32_t ip, gw = 0;
+    const struct net_client_report *r = &net_stack.report;
+
+    if (!net_choice)
+        return;
+    d = net_first();
+    if (!d)
+        kernel_exit(EXIT_FAILURE, "net=on but no network device: start with --net");
+    net_parse_ip4(net_ip, &ip);
+    if (net_gw[0])
+        net_parse_ip4(net_gw, &gw);
+    net_stack.mutant_ip_checksum = net_mutant == 1;
+    net_stack_up(d, ip, gw);
+    kprintf("net: %s up at %s: UDP echo on port %u, counters on port %u, ping; waiting %lu s "
+            "for the client's end%s\n",
+            d->name, net_ip, NET_UDP_ECHO_PORT, NET_UDP_COUNTERS_PORT, net_timeout_s,
+            net_mutant == 1 ? " (net.mutant=ip-checksum: every reply's IP checksum wrong)" : "");
+    arp_announce();
+    if (gw)
+        arp_request(gw);
+    if (!wait_for_end()) {
+        char reason[80];
+        print_counters(d);
+        ksnprintf(reason, sizeof(reason), "net: no client's end within %lu s", net_timeout_s);
+        kernel_exit(EXIT_FAILURE, reason);
+    }
+    if (gw)
+        print_gateway(gw);
+    kprintf("net: client sent %lu, received %lu, wrong %lu, lost %lu\n", r->sent, r->received,
+            r->wrong, r->lost);
+    print_counters(d);
+    if (r->wrong > 0) {
+        char reason[120];
+        ksnprintf(reason, sizeof(reason), "net: the client got %lu datagrams back wrong", r->wrong);
+        kernel_exit(EXIT_FAILURE, reason);
+    }
+    if (r->received == 0)
+        kernel_exit(EXIT_FAILURE, "net: the client got no datagram back");
+}
