@@ -703,6 +703,9 @@ CASES += [
     # unpacks the vmlinuz and finds the PVH entry note, Linux says it was
     # started as PVH (the program's config), and its blkfront reads xvda.
     # RDTSCP, which Xen traps and cannot emulate here, is hidden from it.
+    # Twice the door's allowance: 26 s alone, 60 to 103 s beside other
+    # boots, and once over 120 s with the host's load at 8 on 2 CPUs (the
+    # guest had passed, at 42 s of its own clock).
     dict(name="linux-domu-pvh", args=["--linux", "--domu", "--pvh", "--verbose",
                                       "--image", "build/linux/linux-bench",
                                       "--disk", "build/test-disks/linux-domu-pvh.img",
@@ -714,7 +717,7 @@ CASES += [
                  r"4 KiB read with O_DIRECT$",
                  r"^bench: name=null_syscall config=linux-domu-pvh ", PASS,
                  r"^dom0: domain \d+ stopped: poweroff$"],
-         reject=[FAIL, r"SVM Insn len emulation failed"], timeout=DOMU_TIMEOUT),
+         reject=[FAIL, r"SVM Insn len emulation failed"], timeout=2 * DOMU_TIMEOUT),
 ]
 
 
