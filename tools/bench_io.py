@@ -25,7 +25,7 @@ DOORS = [("native (virtio-blk)", "native-patched", bench_configs.DISK, "linux-na
          ("PV domU (blkfront)", "xen-pv-patched" + bench_configs.XEN,
           bench_configs.DOMU + bench_configs.DISK, "linux-domu+disk"),
          ("PVH domU (blkfront)", bench_configs.PVH_PATCHED,
-          bench_configs.DOMU + bench_configs.DISK, None)]
+          bench_configs.DOMU + bench_configs.DISK, "linux-domu-pvh+disk")]
 NOTIFY_GOAL = 1 / 8  # at depth 32, at most one notification per 8 requests
 AVOIDANCE_OFF = {"native": "+virtio.event_idx=off", "domu": "+blkfront.avoid_notify=off"}
 

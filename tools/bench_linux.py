@@ -2,8 +2,8 @@
 
 Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
 on Debian's kernel natively and as Xen's dom0 (tools/run --linux), its
-disk benchmarks natively and in a PV domU (tools/run --linux [--domu]
---disk), and
+disk benchmarks natively and in a PV and a PVH domU (tools/run --linux
+[--domu [--pvh]] --disk), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
 binary and counting. Writes linux.json and the report's "Linux, same
@@ -28,10 +28,11 @@ RUN = os.path.join(ROOT, "tools", "run")
 
 # The Linux boots: (config id, tools/run arguments). The "+disk" ones run
 # the disk benchmarks only (bench.disk) on a scratch disk, Linux's
-# virtio-blk natively and its blkfront in a PV domU against the same
-# blkback as patchbay's (tools/bench_io.py sets them beside patchbay's).
+# virtio-blk natively and its blkfront in a PV and a PVH domU against the
+# same blkback as patchbay's (tools/bench_io.py sets them beside patchbay's).
 LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
-               ("linux-native+disk", []), ("linux-domu+disk", ["--domu"])]
+               ("linux-native+disk", []), ("linux-domu+disk", ["--domu"]),
+               ("linux-domu-pvh+disk", ["--domu", "--pvh"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
 LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
 

@@ -106,21 +106,31 @@ static void set_up(void)
     sched_setaffinity(0, sizeof(one), &one);
 }
 
-/* "linux-native" or "linux-xen", from what the kernel says it runs on;
- * "linux-domu" when told it is a domU. */
-static void find_config(void)
+/* The first line of a sysfs file, or "" if it cannot be read. */
+static void read_sysfs(const char *path, char *buf, size_t size)
 {
-    char type[16] = "";
-    FILE *f = fopen("/sys/hypervisor/type", "r");
+    FILE *f = fopen(path, "r");
 
+    buf[0] = 0;
     if (f) {
-        if (!fgets(type, sizeof(type), f))
-            type[0] = 0;
+        if (!fgets(buf, (int)size, f))
+            buf[0] = 0;
         fclose(f);
     }
-    type[strcspn(type, "\n")] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+/* "linux-native" or "linux-xen", from what the kernel says it runs on;
+ * when told it is a domU, "linux-domu", or "linux-domu-pvh" when Linux
+ * says it was started as a PVH guest (the door's two domU kinds). */
+static void find_config(void)
+{
+    char type[16], guest[16];
+
+    read_sysfs("/sys/hypervisor/type", type, sizeof(type));
+    read_sysfs("/sys/hypervisor/guest_type", guest, sizeof(guest));
     snprintf(config, sizeof(config), "linux-%s%s",
-             domu                       ? "domu"
+             domu                       ? (strcmp(guest, "PVH") == 0 ? "domu-pvh" : "domu")
              : strcmp(type, "xen") == 0 ? "xen"
                                         : "native",
              disk_only ? "+disk" : "");

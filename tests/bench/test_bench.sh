@@ -234,7 +234,8 @@ if [ -f "$build/domu/vmlinux" ]; then
             "linux-native loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
             "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
             "linux-native+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
-            "linux-domu+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
+            "linux-domu+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
+            "linux-domu-pvh+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
         grep -q "^## Linux, same ground" "$out/linux/report.md" &&
         grep -Eq '^\| `mprotect_512` \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 512 \| [0-9]+ \| [0-9]+ \|$' \
             "$out/linux/report.md"; then

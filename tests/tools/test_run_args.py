@@ -27,6 +27,8 @@ read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
 
+import contextlib
+import io
 import os
 import selectors
 import subprocess
@@ -521,6 +523,31 @@ def check_disk(run, run_domu, args):
           shown.data == b"domu-door: disk xvda backend ready (blkback, InitWait)\n", shown.data)
 
 
+def check_pvh_entry(run_domu):
+    """--linux --domu --pvh's check of the kernel's PVH entry note, through
+    Xen's readnotes when it is there: an ELF with the note passes (the
+    image has one), one without is refused in one line."""
+    build = run_domu.build_dir()
+    image = os.path.join(build, "patchbay.elf")
+    if not (os.path.exists(os.path.join(build, "xen", "readnotes")) and os.path.exists(image)):
+        print("SKIP the PVH entry check: no readnotes or image under %s" % build)
+        return
+    run_domu.check_pvh_entry(image, "vmlinuz-test")
+    check("an ELF with XEN_ELFNOTE_PHYS32_ENTRY passes the PVH entry check", True)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            run_domu.check_pvh_entry("/bin/true", "vmlinuz-test")
+            status = None
+        except SystemExit as e:
+            status = e.code
+    check("an ELF without the PVH entry note is refused in one line, status 2",
+          status == 2 and err.getvalue() == (
+              "run: vmlinuz-test has no PVH entry (no XEN_ELFNOTE_PHYS32_ENTRY note in its "
+              "ELF, /bin/true): --linux --domu --pvh cannot boot it\n"),
+          "status %r, stderr %r" % (status, err.getvalue()))
+
+
 def check_gdb(run, run_gdb, args):
     """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
     os.chdir(ROOT)  # the printed command names paths below the working directory
@@ -665,12 +692,14 @@ def main():
                 "--host-cpus applies to --xen and --domu only "
                 "(natively, --smp N is QEMU's CPU count)")
 
-    # --linux boots Debian's kernel natively, as dom0 or as a PV domU, on one CPU.
+    # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
+    # domU, on one CPU.
     for extra in (["--iso"], ["--smp", "2"], ["--xen", "--host-cpus", "2"],
-                  ["--pvh"], ["--xen", "--pvh"], ["--domu", "--pvh"], ["--domu", "--smp", "2"]):
+                  ["--pvh"], ["--xen", "--pvh"], ["--domu", "--pvh", "--smp", "2"],
+                  ["--domu", "--smp", "2"]):
         refused(["--linux"] + extra,
-                "--linux boots natively or, with --xen or --domu, as a PV dom0 or domU, "
-                "on one CPU")
+                "--linux boots natively, with --xen as a PV dom0, or with --domu as a PV "
+                "or (--pvh) PVH domU, on one CPU")
     refused(["--linux", "--domu", "--lifecycle", "move"],
             "--lifecycle applies to patchbay, not --linux: the program does not wait for "
             "resumes")
@@ -681,6 +710,11 @@ def main():
           and config.endswith(b'\nramdisk = "/patchbay/initrd.cpio"\n')
           and b'\nextra = "console=hvc0 quiet panic=-1 -- bench.domu bench.quick"\n' in config
           and b"\nmemory = 128\n" in config, config)
+    check("--linux --domu: RDTSCP left as it is for a PV domU", b"cpuid" not in config, config)
+    config = run_domu.domu_config(args("--linux", "--domu", "--pvh"))
+    check("--linux --domu --pvh: the same vmlinuz as a PVH domU, RDTSCP hidden",
+          b'\ntype = "pvh"\n' in config and b'\nkernel = "/patchbay/vmlinuz"\n' in config
+          and b'\ncpuid = "host,rdtscp=0"\n' in config, config)
     config = run_domu.domu_config(args("--domu"))
     check("--domu: patchbay's image, no ramdisk",
           b'\nkernel = "/patchbay/patchbay.elf"\n' in config and b"ramdisk" not in config,
@@ -691,6 +725,7 @@ def main():
                 "--pvh applies to --xen and --domu only: it makes the kernel a PVH guest of Xen")
 
     check_pvh_doors(run, run_xen, run_domu, args)
+    check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
     check_verdicts(run_xen, run_domu)
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)
