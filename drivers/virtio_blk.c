@@ -268,22 +268,11 @@ static bool setup_queue(uint64_t features)
  * DRIVER_OK; only then is the device the block layer's. */
 void virtio_blk_probe(void)
 {
-    const char *why = virtio_pci_find(VIRTIO_ID_BLOCK, &vblk.vp);
-    uint64_t features;
+    uint64_t features =
+        virtio_pci_begin(&vblk.vp, "virtio-blk", VIRTIO_ID_BLOCK, wanted_features());
 
-    if (why) {
-        if (vblk.vp.pci.vendor)
-            kprintf("virtio-blk: %s\n", why);
+    if (!features)
         return;
-    }
-    virtio_pci_start(&vblk.vp);
-    features = virtio_pci_negotiate(&vblk.vp, wanted_features());
-    if (!(features & bit(VIRTIO_F_VERSION_1))) {
-        kprintf("virtio-blk: the device does not offer VIRTIO_F_VERSION_1 or refused the "
-                "features\n");
-        virtio_pci_fail(&vblk.vp);
-        return;
-    }
     trap_set_handler(VBLK_VECTOR, vblk_interrupt);
     if (!pci_msix_route(&vblk.vp.pci, VBLK_MSIX_ENTRY, VBLK_VECTOR) || !setup_queue(features)) {
         kprintf("virtio-blk: no MSI-X entry or request queue\n");
