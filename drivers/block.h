@@ -67,6 +67,8 @@ struct block_stats {
     uint64_t notifications; /* times the device was told (a hypercall, an MMIO write) */
     uint64_t interrupts;    /* completion interrupts or upcalls taken */
     uint64_t grant_ops;     /* grant-table operations (0 natively) */
+    uint64_t indirect;      /* requests whose segment list left the ring: blkfront's
+                             * BLKIF_OP_INDIRECT, virtio's indirect descriptors */
     /* TSC ticks (instructions under icount) spent on the way in, in
      * block_submit and the kicks (the layer counts them), and on the way
      * out, in the transport's completion path (the transport counts them);
