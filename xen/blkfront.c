@@ -464,13 +464,21 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
     front.dev.stats.complete_ticks += bench_cycles() - t0;
 }
 
-/* Fails every request in flight: the backend will answer none of them. */
+/* Fails every request in flight: the backend will answer none of them.
+ * Closed first: a failure wakes its owner, whose exit may want xenstore
+ * with interrupts off and so cannot wait for our turn; a request sent
+ * meanwhile is in flight by the sweep, and fails with the rest. */
 static void fail_in_flight(const char *what, const char *detail)
 {
     struct done done[SLOTS];
     unsigned n = 0;
+    unsigned long flags;
 
-    unsigned long flags = spin_lock_irqsave(&front.lock);
+    if (front.xb.state == XenbusStateConnected)
+        xenbus_switch(&front.xb, XenbusStateClosing);
+    if (front.xb.state != XenbusStateClosed)
+        xenbus_switch(&front.xb, XenbusStateClosed);
+    flags = spin_lock_irqsave(&front.lock);
     front.gone = true;
     for (unsigned id = 0; id < SLOTS; id++)
         if (front.slots[id].busy)
@@ -479,25 +487,23 @@ static void fail_in_flight(const char *what, const char *detail)
     kprintf("blkfront: backend %s %s %s with %u requests in flight: they fail, as every "
             "request from now on\n",
             front.xb.backend, what, detail, n);
-    /* Closed before the failures wake their owner, whose exit may want
-     * xenstore with interrupts off, and so cannot wait for our turn. */
-    if (front.xb.state == XenbusStateConnected)
-        xenbus_switch(&front.xb, XenbusStateClosing);
-    if (front.xb.state != XenbusStateClosed)
-        xenbus_switch(&front.xb, XenbusStateClosed);
     for (unsigned i = 0; i < n; i++)
         block_complete(&front.dev, done[i].r, done[i].status);
 }
 
 /* Responses are all the backend sends: one that leaves Connected (a
- * detach, a crash, a close) just stops answering. So once requests wait
- * longer than STALL_NS the watchdog asks xenstore where the backend is.
- * EACCES: the node is not ours to read, as an old domain's backend is
- * not after a resume; other errors (a busy client) may pass. A backend
- * still Connected that answers nothing for blkfront.timeout has lost the
+ * crash, a close) stops answering, and one the toolstack set Closing (xl
+ * block-detach) answers on while it waits for us to close. So while
+ * requests are in flight the watchdog asks xenstore where the backend is
+ * once every STALL_NS, and whenever they have waited that long. EACCES:
+ * the node is not ours to read, as an old domain's backend is not after
+ * a resume; other errors (a busy client) may pass. A backend still
+ * Connected that answers nothing for blkfront.timeout has lost the
  * requests (or was never sent them): they fail too. */
 static void watchdog(void *arg)
 {
+    uint64_t looked = 0;
+
     (void)arg;
     while (!front.gone) {
         enum xenbus_state back;
@@ -514,8 +520,10 @@ static void watchdog(void *arg)
         }
         if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE) ||
             __atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
-            time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS)
+            (time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS &&
+             time_now_ns() - looked < STALL_NS))
             continue;
+        looked = time_now_ns();
         err = xenbus_backend_state(&front.xb, &back);
         if (err && strcmp(err, "EACCES") == 0)
             fail_in_flight("is out of reach", "(EACCES)");
