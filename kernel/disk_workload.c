@@ -194,6 +194,9 @@ static struct block_device *usable_disk(void)
     if (disk_request % DISK_BLOCK_SIZE)
         disk_fail("disk: disk.request=%lu is not a whole number of 4 KiB blocks", disk_request);
     io.per_request = disk_request / DISK_BLOCK_SIZE;
+    if (d->max_request < DISK_BLOCK_SIZE)
+        disk_fail("disk: %s takes requests of %u bytes at most, less than a block", d->name,
+                  d->max_request);
     if (disk_request > d->max_request) {
         io.per_request = d->max_request / DISK_BLOCK_SIZE;
         kprintf("disk: %s takes at most %u KiB a request: requests of %lu KiB, not "

@@ -81,8 +81,7 @@ struct shadow {
     uint64_t seq; /* submit order, kept when sent again */
     bool in_ring; /* in this connection's ring */
     unsigned nr_segs;
-    grant_ref_t
-        gref[MAX_SEGS + 1]; /* per-request grants (an indirect page's last), ended on completion */
+    grant_ref_t gref[MAX_SEGS + 1]; /* per-request grants, an indirect list's last */
 };
 
 struct done {
@@ -132,8 +131,8 @@ static void end_grants(struct shadow *s)
 }
 
 /* The pool copy is what persistent grants cost per request; a request is
- * whole sectors, so it goes 8 bytes a move (kept a loop: GCC would make it
- * a call to memcpy, whose rep movsb QEMU's TCG runs a byte an iteration). */
+ * whole sectors, so it goes 8 bytes a move (and stays a loop: GCC would
+ * make it a call to memcpy). */
 __attribute__((optimize("no-tree-loop-distribute-patterns"))) static void
 copy_sectors(void *dst, const void *src, uint32_t bytes)
 {
