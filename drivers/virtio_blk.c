@@ -25,7 +25,7 @@
 
 #define VBLK_VECTOR 0x50      /* below the APIC timer's and IPIs' class */
 #define VBLK_MSIX_ENTRY 0     /* the queue's; the configuration gets none */
-#define VBLK_MAX_SEGMENTS 16  /* data segments of one request */
+#define VBLK_MAX_SEGMENTS 17  /* data segments of one request: 64 KiB at any alignment */
 #define VBLK_REAP_BATCH 16    /* completions taken per hold of the lock */
 #define VBLK_RING_BYTES 12288 /* vq_ring_bytes(VQ_MAX_SIZE), checked at probe */
 
@@ -101,6 +101,8 @@ static enum block_status vblk_submit(struct block_device *d, struct block_reques
         vblk.trace = TRACE_SUBMITTED;
         vblk.trace_head = (uint16_t)head;
     }
+    if (head >= 0 && vblk.vq.indirect)
+        vblk.dev.stats.indirect++;
     spin_unlock(&vblk.lock);
     return head < 0 ? BLOCK_EINVAL : BLOCK_PENDING;
 }
