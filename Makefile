@@ -1,5 +1,5 @@
 # patchbay: `make` builds build/patchbay.elf and build/patchbay.iso.
-# `make run`, `make run-xen`, `make run-gdb`, `make test`; see README.md.
+# `make run`, `make run-xen`, `make run-kvm`, `make run-gdb`, `make test`; see README.md.
 
 # PARAVIRT=n builds the baseline without paravirt: each wrapper is the bare
 # native instructions, with no ops table and no call sites (build/nopv/).
@@ -37,7 +37,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test test-ready test-heavy test-light quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-kvm run-gdb tour check test test-ready test-heavy test-light quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 all: image iso
 image: $(IMAGE)
@@ -96,6 +96,17 @@ run-domu: $(IMAGE)
 
 run-pvh: $(IMAGE)
 	tools/run --xen --pvh
+
+# The initramfs of the L1 Linux host that --kvm boots: Debian's QEMU and
+# KVM's modules (tools/fetch-kvm; its own stamp says when to build again).
+KVM_INITRD := build/kvm/initrd.cpio
+$(KVM_INITRD): tools/fetch-kvm tools/fetch-debs.sh tools/fetch-domu tools/kvm/mkinitramfs \
+		tools/kvm/init tools/initramfs-libs.sh tools/domu/mkinitramfs tools/domu/init
+	tools/fetch-kvm
+	@touch $@
+
+run-kvm: $(IMAGE) $(KVM_INITRD)
+	tools/run --kvm
 
 # QEMU stopped before its first instruction, waiting for gdb on a port
 # tools/run prints with the command that connects (docs/start.md).
@@ -188,6 +199,7 @@ test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
 	tools/fetch-xen
 	tools/fetch-domu
+	$(MAKE) $(KVM_INITRD)
 
 test-heavy:
 	$(MAKE) docs-test

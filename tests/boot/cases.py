@@ -670,6 +670,18 @@ CASES += [
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]
 
+# The same image as an L2 guest of KVM (tools/run --kvm): Debian's QEMU
+# with -accel kvm inside Debian's Linux, itself under QEMU TCG, whose SVM
+# kvm-amd runs on. Alone, a case takes about 17 s (two CPUs: 40 s).
+KVM_TIMEOUT = 240
+CASES += [
+    # Without SVM in L1's CPU there is no KVM: the door says so at once.
+    dict(name="kvm-no-svm", args=["--kvm", "--cpu", "max,-svm"],
+         expect=[r"^patchbay: FAIL kvm: L1's CPU has no SVM, so KVM cannot run"],
+         reject=[r"booting via"], last_line=FAIL, status=98,
+         stderr=[r"^run: kvm: L1's CPU has no SVM"], timeout=KVM_TIMEOUT),
+]
+
 # The domU door's disk (tools/run --domu --disk FILE): QEMU's virtio disk is
 # dom0's /dev/vda, xl's hotplug script hands it to blkback as the guest's
 # xvda, and dom0's /init checks the backend waits for a frontend before it
