@@ -31,7 +31,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
-KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
+KERNEL_C   := $(sort $(wildcard kernel/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c kvm/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
                 bench/*.c))
 KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm xen/pvh/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
@@ -230,7 +230,7 @@ check:
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_SOURCES); fi
 	@if command -v cppcheck >/dev/null; then cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,portability --std=c11 -I. $(XEN_ABI) -DCONFIG_PARAVIRT=1 \
-		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen drivers bench tools && \
+		--suppressions-list=.cppcheck-suppressions arch kernel mm pv kvm xen drivers bench tools && \
 		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
 		--suppressions-list=.cppcheck-suppressions linux-user; fi
 

@@ -173,3 +173,29 @@ void lapic_timer_oneshot_ns(uint64_t delay_ns)
     lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_ONESHOT | LAPIC_TIMER_VECTOR);
     lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)ticks);
 }
+
+uint64_t lapic_timer_measure_hz(uint64_t (*now_ns)(void))
+{
+    const uint64_t stretch = 10 * NSEC_PER_MSEC;
+    unsigned factor = time_miscalibration();
+    uint64_t best = UINT64_MAX;
+
+    for (int pass = 0; pass < 3; pass++) {
+        uint64_t t0, t1;
+        uint32_t c0, c1;
+
+        lapic_timer_free_run();
+        t0 = now_ns();
+        c0 = lapic_timer_count();
+        while (now_ns() - t0 < stretch)
+            ;
+        t1 = now_ns();
+        c1 = lapic_timer_count();
+        lapic_timer_stop();
+        if (c1 == 0)
+            panic("time: the APIC timer ran out within 10 ms");
+        uint64_t hz = (uint64_t)(c0 - c1) * NSEC_PER_SEC / ((t1 - t0) * factor);
+        best = hz < best ? hz : best;
+    }
+    return best;
+}

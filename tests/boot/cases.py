@@ -103,7 +103,7 @@ NO_WX = r"^mm: W\^X check: 0 pages writable and executable$"
 
 def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIMEOUT):
     """A boot that must reach a clean end, past the time self-test."""
-    platform = ([NATIVE_TIME, NATIVE_RATE] if method.startswith("native/")
+    platform = ([NATIVE_TIME, NATIVE_RATE] if method.startswith(("native/", "kvm/"))
                 else [XEN_RATE, evtchn_unmasked()])
     return dict(name=name, args=list(args), cmdline="",
                 expect=[r"^patchbay: booting via " + method + "$", MEM, ALL_PATCHED, NO_WX]
@@ -674,7 +674,24 @@ CASES += [
 # with -accel kvm inside Debian's Linux, itself under QEMU TCG, whose SVM
 # kvm-amd runs on. Alone, a case takes about 17 s (two CPUs: 40 s).
 KVM_TIMEOUT = 240
+KVM_LEAVES = r"^kvm: CPUID leaves at 0x40000000, features 0x[0-9a-f]+$"
+KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as kvm-clock "
+             r"states it, the APIC timer's against kvm-clock$")
 CASES += [
+    # KVM's leaves found, the boot named kvm, kvm-clock the clock (its
+    # rate checked against the PM timer), and every self-test passes.
+    clean_boot("kvm", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
+               expect=[KVM_LEAVES, KVM_RATES,
+                       r"^kvm: clock kvm-clock \(kvm.clock=kvmclock\), (stable across vCPUs|per vCPU)$"]),
+    # kvm-clock off: the raw TSC at the rate kvm-clock states.
+    dict(clean_boot("kvm-clock-tsc", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
+                    expect=[KVM_RATES, r"^kvm: clock the TSC \(kvm.clock=tsc\)$"]),
+         cmdline="kvm.clock=tsc"),
+    # KVM's options are KVM's: natively, one does not apply.
+    dict(name="kvm-option-native", cmdline="kvm.clock=tsc",
+         expect=[r"^cmdline: option kvm\.clock does not apply to this platform$"], reject=NOT_RUN,
+         last_line=CMDLINE_FAIL + r"option kvm\.clock does not apply to this platform$",
+         status="cmdline"),
     # Without SVM in L1's CPU there is no KVM: the door says so at once.
     dict(name="kvm-no-svm", args=["--kvm", "--cpu", "max,-svm"],
          expect=[r"^patchbay: FAIL kvm: L1's CPU has no SVM, so KVM cannot run"],
@@ -811,6 +828,10 @@ CASES += [
     smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP),
     smp_boot("smp-iso-4", ["--iso", "--smp", "4", "--icount"], 4, NATIVE_UP,
              method="native/multiboot2"),
+    # Two vCPUs of KVM, started by INIT-SIPI-SIPI through the LAPIC KVM
+    # emulates, on two L1 CPUs.
+    smp_boot("kvm-smp-2-wl", ["--kvm", "--smp", "2"], 2, NATIVE_UP, "kvm/pvh",
+             timeout=KVM_TIMEOUT),
     smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240,
              mutator_cpus="[1-3]", repatch=(1000, 3)),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",

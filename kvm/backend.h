@@ -1,0 +1,27 @@
+/* The KVM backend's table of contents: the hardware's ops (the native
+ * backend's), with KVM's paravirtual features where it offers them, each
+ * switchable against the emulated hardware's way. */
+#ifndef KVM_BACKEND_H
+#define KVM_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvm/cpuid.h"
+
+/* start.c: from arch/x86/pvh.c once CPUID showed KVM's leaves at base. */
+__attribute__((noreturn)) void kvm_pvh_start(uint32_t start_info_pa, uint32_t base);
+
+/* install.c: every ops table, given KVM's CPUID leaves at base. */
+void kvm_install(uint32_t base);
+
+/* clock.c: kvm-clock. init takes the TSC's and the APIC timer's rates
+ * from it if features offer it (false if not); switch makes it the
+ * kernel's clock (kvm_clock_now_ns), continuing the TSC's. */
+bool kvm_clock_init(uint32_t features);
+void kvm_clock_switch(void);
+bool kvm_clock_stable(void);
+uint64_t kvm_clock_now_ns(void);
+void kvm_lapic_timer_oneshot(uint64_t deadline_ns);
+
+#endif

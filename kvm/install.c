@@ -1,0 +1,51 @@
+/* Installing the KVM backend: the native backend's tables, which the
+ * hardware virtualizes, with KVM's own ops composed in per op. */
+#include "arch/x86/native/backend.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kvm/backend.h"
+
+/* The ops that work both ways under KVM: KVM's paravirtual one (the
+ * default, what Linux chooses) or the emulated hardware's, so the
+ * benchmarks can set one against the other. */
+enum { CLOCK_KVMCLOCK, CLOCK_TSC };
+static const char *const clock_choices[] = {"kvmclock", "tsc", 0};
+static int clock_choice = CLOCK_KVMCLOCK;
+OPTION_ENUM_WHERE(PV_CAP_KVM, clock_choice, "kvm.clock", clock_choices,
+                  "KVM: the clock from kvm-clock (MSR_KVM_SYSTEM_TIME_NEW) or the raw TSC");
+
+static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
+static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
+
+/* Once the options are read, before anything is armed: the slots each
+ * per-op choice decides. */
+static void kvm_setup(void)
+{
+    native_setup();
+    if (clock_choice == CLOCK_KVMCLOCK && have_kvm_clock) {
+        kvm_clock_switch();
+        pv_time_ops.now_ns = kvm_clock_now_ns;
+        pv_time_ops.timer_oneshot = kvm_lapic_timer_oneshot;
+    }
+    kprintf("kvm: clock %s\n", !have_kvm_clock             ? "the TSC (KVM offers no kvm-clock)"
+                               : clock_choice == CLOCK_TSC ? "the TSC (kvm.clock=tsc)"
+                               : kvm_clock_stable()
+                                   ? "kvm-clock (kvm.clock=kvmclock), stable across vCPUs"
+                                   : "kvm-clock (kvm.clock=kvmclock), per vCPU");
+}
+
+/* Under KVM the CPU runs the guest's own instructions: the irq, mmu and
+ * patch tables are the native backend's whole, as are the machine (COM1,
+ * isa-debug-exit) and the CPU's; KVM's ops replace the native ones where
+ * kvm_setup picks them, once the options are read. */
+void kvm_install(uint32_t base)
+{
+    native_install();
+    features = kvm_cpuid_features(native_cpuid, base);
+    pv_info = (struct pv_info){.name = "kvm",
+                               .caps = PV_CAP_KVM | PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
+    pv_machine_ops.setup = kvm_setup;
+    /* Time: the TSC at the rate kvm-clock states, the APIC timer measured
+     * against it; kvm-clock itself the clock unless kvm.clock=tsc. */
+    have_kvm_clock = kvm_clock_init(features);
+}
