@@ -24,4 +24,10 @@ bool kvm_clock_stable(void);
 uint64_t kvm_clock_now_ns(void);
 void kvm_lapic_timer_oneshot(uint64_t deadline_ns);
 
+/* ipi.c: PV send-IPI (native_ipi_many's KVM way), and how many
+ * hypercalls it made; the hypercall instruction is vmmcall if set. */
+extern bool kvm_vmmcall;
+void kvm_ipi_many(unsigned cpus, uint8_t vector);
+uint64_t kvm_ipi_hypercalls(void);
+
 #endif

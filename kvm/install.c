@@ -1,5 +1,8 @@
 /* Installing the KVM backend: the native backend's tables, which the
  * hardware virtualizes, with KVM's own ops composed in per op. */
+#include <asm/kvm_para.h>
+
+#include "arch/x86/cpu.h"
 #include "arch/x86/native/backend.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
@@ -14,11 +17,35 @@ static int clock_choice = CLOCK_KVMCLOCK;
 OPTION_ENUM_WHERE(PV_CAP_KVM, clock_choice, "kvm.clock", clock_choices,
                   "KVM: the clock from kvm-clock (MSR_KVM_SYSTEM_TIME_NEW) or the raw TSC");
 
+enum { IPI_PV, IPI_LAPIC };
+static const char *const ipi_choices[] = {"pv", "lapic", 0};
+static int ipi_choice = IPI_PV;
+OPTION_ENUM_WHERE(PV_CAP_KVM, ipi_choice, "kvm.ipi", ipi_choices,
+                  "KVM: IPIs and shootdowns by KVM_HC_SEND_IPI or through the LAPIC's ICR");
+
 static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
 static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
 
-/* Once the options are read, before anything is armed: the slots each
- * per-op choice decides. */
+static const char *clock_name(void)
+{
+    if (!have_kvm_clock)
+        return "the TSC (KVM offers no kvm-clock)";
+    if (clock_choice == CLOCK_TSC)
+        return "the TSC (kvm.clock=tsc)";
+    return kvm_clock_stable() ? "kvm-clock (kvm.clock=kvmclock), stable across vCPUs"
+                              : "kvm-clock (kvm.clock=kvmclock), per vCPU";
+}
+
+static const char *ipi_name(void)
+{
+    if (native_ipi_many == kvm_ipi_many)
+        return "KVM_HC_SEND_IPI (kvm.ipi=pv)";
+    return ipi_choice == IPI_LAPIC ? "through the LAPIC (kvm.ipi=lapic)"
+                                   : "through the LAPIC (KVM offers no PV send-IPI)";
+}
+
+/* Once the options are read, before anything is armed or any IPI sent:
+ * the slots each per-op choice decides. */
 static void kvm_setup(void)
 {
     native_setup();
@@ -27,11 +54,25 @@ static void kvm_setup(void)
         pv_time_ops.now_ns = kvm_clock_now_ns;
         pv_time_ops.timer_oneshot = kvm_lapic_timer_oneshot;
     }
-    kprintf("kvm: clock %s\n", !have_kvm_clock             ? "the TSC (KVM offers no kvm-clock)"
-                               : clock_choice == CLOCK_TSC ? "the TSC (kvm.clock=tsc)"
-                               : kvm_clock_stable()
-                                   ? "kvm-clock (kvm.clock=kvmclock), stable across vCPUs"
-                                   : "kvm-clock (kvm.clock=kvmclock), per vCPU");
+    if (ipi_choice == IPI_PV && (features & (1u << KVM_FEATURE_PV_SEND_IPI)))
+        native_ipi_many = kvm_ipi_many;
+    kprintf("kvm: IPIs %s\n", ipi_name());
+    kprintf("kvm: clock %s\n", clock_name());
+}
+
+/* What the IPIs cost so far, one hypercall for a set of targets. */
+static void kvm_selftest(void)
+{
+    native_selftest();
+    kprintf("kvm: %lu KVM_HC_SEND_IPI hypercalls\n", kvm_ipi_hypercalls());
+}
+
+/* AMD's and Hygon's CPUs take vmmcall; Intel's vmcall. */
+static bool cpu_is_amd(void)
+{
+    struct cpuid_regs r = cpuid(0, 0);
+
+    return r.ebx == 0x68747541 || r.ebx == 0x6f677948; /* "Auth", "Hygo" */
 }
 
 /* Under KVM the CPU runs the guest's own instructions: the irq, mmu and
@@ -45,6 +86,8 @@ void kvm_install(uint32_t base)
     pv_info = (struct pv_info){.name = "kvm",
                                .caps = PV_CAP_KVM | PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
     pv_machine_ops.setup = kvm_setup;
+    pv_machine_ops.selftest = kvm_selftest;
+    kvm_vmmcall = cpu_is_amd();
     /* Time: the TSC at the rate kvm-clock states, the APIC timer measured
      * against it; kvm-clock itself the clock unless kvm.clock=tsc. */
     have_kvm_clock = kvm_clock_init(features);

@@ -675,6 +675,7 @@ CASES += [
 # kvm-amd runs on. Alone, a case takes about 17 s (two CPUs: 40 s).
 KVM_TIMEOUT = 240
 KVM_LEAVES = r"^kvm: CPUID leaves at 0x40000000, features 0x[0-9a-f]+$"
+KVM_PV_IPI = r"^kvm: IPIs KVM_HC_SEND_IPI \(kvm.ipi=pv\)$"
 KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as kvm-clock "
              r"states it, the APIC timer's against kvm-clock$")
 CASES += [
@@ -682,7 +683,14 @@ CASES += [
     # rate checked against the PM timer), and every self-test passes.
     clean_boot("kvm", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
                expect=[KVM_LEAVES, KVM_RATES,
-                       r"^kvm: clock kvm-clock \(kvm.clock=kvmclock\), (stable across vCPUs|per vCPU)$"]),
+                       r"^kvm: clock kvm-clock \(kvm.clock=kvmclock\), (stable across vCPUs|per vCPU)$",
+                       KVM_PV_IPI]),
+    # IPIs through the LAPIC KVM emulates, one ICR write each: no hypercall.
+    dict(name="kvm-ipi-lapic", args=["--kvm", "--smp", "2"], cmdline="kvm.ipi=lapic",
+         expect=[r"^patchbay: booting via kvm/pvh$", r"^smp: 2 CPUs running$",
+                 r"^kvm: IPIs through the LAPIC \(kvm.ipi=lapic\)$",
+                 r"^kvm: 0 KVM_HC_SEND_IPI hypercalls$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
     # kvm-clock off: the raw TSC at the rate kvm-clock states.
     dict(clean_boot("kvm-clock-tsc", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
                     expect=[KVM_RATES, r"^kvm: clock the TSC \(kvm.clock=tsc\)$"]),
@@ -830,8 +838,10 @@ CASES += [
              method="native/multiboot2"),
     # Two vCPUs of KVM, started by INIT-SIPI-SIPI through the LAPIC KVM
     # emulates, on two L1 CPUs.
+    # Their wake-ups and shootdowns are KVM_HC_SEND_IPI hypercalls.
     smp_boot("kvm-smp-2-wl", ["--kvm", "--smp", "2"], 2, NATIVE_UP, "kvm/pvh",
-             timeout=KVM_TIMEOUT),
+             timeout=KVM_TIMEOUT,
+             expect=[KVM_PV_IPI, r"^kvm: [1-9]\d* KVM_HC_SEND_IPI hypercalls$"]),
     smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240,
              mutator_cpus="[1-3]", repatch=(1000, 3)),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",

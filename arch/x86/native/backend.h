@@ -33,6 +33,12 @@ void native_time_set_rates(uint64_t tsc_hz, uint64_t apic_hz, const char *how);
 /* smp.c: a fixed IPI carrying vector to cpu; and, for a CPU not started
  * by native_start_cpu, which APIC is its. */
 void native_send_ipi_vector(unsigned cpu, uint8_t vector);
+uint8_t native_cpu_apic_id(unsigned cpu);
+/* How the wake-up IPIs and shootdowns leave: a fixed IPI carrying vector
+ * to each CPU in cpus (a bit each); native_ipi_each, one ICR write each,
+ * unless a backend's install puts its own way in (KVM's PV send-IPI). */
+extern void (*native_ipi_many)(unsigned cpus, uint8_t vector);
+void native_ipi_each(unsigned cpus, uint8_t vector);
 void native_cpu_apic_id_set(unsigned cpu, uint8_t apic_id);
 
 /* tlb.c: hooks the TLB shootdown vector. */
