@@ -695,6 +695,11 @@ CASES += [
     dict(clean_boot("kvm-clock-tsc", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
                     expect=[KVM_RATES, r"^kvm: clock the TSC \(kvm.clock=tsc\)$"]),
          cmdline="kvm.clock=tsc"),
+    # A fault's dump and status as natively, KVM's the backend.
+    dict(fault("pf", "#PF", extra=[r"^patchbay: booting via kvm/pvh$",
+                                   r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
+         name="kvm-fault-pf", args=["--kvm"], status=1,
+         stderr=[r"^run: kernel failed with status 1$"], timeout=KVM_TIMEOUT),
     # KVM's options are KVM's: natively, one does not apply.
     dict(name="kvm-option-native", cmdline="kvm.clock=tsc",
          expect=[r"^cmdline: option kvm\.clock does not apply to this platform$"], reject=NOT_RUN,
