@@ -30,4 +30,12 @@ extern bool kvm_vmmcall;
 void kvm_ipi_many(unsigned cpus, uint8_t vector);
 uint64_t kvm_ipi_hypercalls(void);
 
+/* steal.c: steal time. init registers this CPU's record and each later
+ * CPU's as it sets its per-CPU base (kvm_steal_set_percpu_base, the cpu
+ * op KVM's backend installs); report prints each CPU's steal so far. */
+void kvm_steal_init(void);
+void kvm_steal_set_percpu_base(uint64_t base);
+uint64_t kvm_steal_ns(unsigned cpu);
+void kvm_steal_report(unsigned cpus);
+
 #endif

@@ -6,6 +6,7 @@
 #include "arch/x86/native/backend.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/smp.h"
 #include "kvm/backend.h"
 
 /* The ops that work both ways under KVM: KVM's paravirtual one (the
@@ -22,6 +23,10 @@ static const char *const ipi_choices[] = {"pv", "lapic", 0};
 static int ipi_choice = IPI_PV;
 OPTION_ENUM_WHERE(PV_CAP_KVM, ipi_choice, "kvm.ipi", ipi_choices,
                   "KVM: IPIs and shootdowns by KVM_HC_SEND_IPI or through the LAPIC's ICR");
+
+static bool steal_time = true;
+OPTION_BOOL_WHERE(PV_CAP_KVM, steal_time, "kvm.steal",
+                  "KVM: steal time (MSR_KVM_STEAL_TIME), each CPU's reported after the self-tests");
 
 static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
 static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
@@ -56,15 +61,19 @@ static void kvm_setup(void)
     }
     if (ipi_choice == IPI_PV && (features & (1u << KVM_FEATURE_PV_SEND_IPI)))
         native_ipi_many = kvm_ipi_many;
+    if (steal_time && (features & (1u << KVM_FEATURE_STEAL_TIME)))
+        kvm_steal_init();
     kprintf("kvm: IPIs %s\n", ipi_name());
     kprintf("kvm: clock %s\n", clock_name());
 }
 
-/* What the IPIs cost so far, one hypercall for a set of targets. */
+/* What the IPIs cost so far, one hypercall for a set of targets; what
+ * the host took from each CPU so far. */
 static void kvm_selftest(void)
 {
     native_selftest();
     kprintf("kvm: %lu KVM_HC_SEND_IPI hypercalls\n", kvm_ipi_hypercalls());
+    kvm_steal_report(smp_cpus_online());
 }
 
 /* AMD's and Hygon's CPUs take vmmcall; Intel's vmcall. */
@@ -87,6 +96,9 @@ void kvm_install(uint32_t base)
                                .caps = PV_CAP_KVM | PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
     pv_machine_ops.setup = kvm_setup;
     pv_machine_ops.selftest = kvm_selftest;
+    /* Each CPU sets its per-CPU base as it starts: there it registers its
+     * steal time record, once kvm.steal is read. */
+    pv_cpu_ops.set_percpu_base = kvm_steal_set_percpu_base;
     kvm_vmmcall = cpu_is_amd();
     /* Time: the TSC at the rate kvm-clock states, the APIC timer measured
      * against it; kvm-clock itself the clock unless kvm.clock=tsc. */

@@ -675,6 +675,9 @@ CASES += [
 # kvm-amd runs on. Alone, a case takes about 17 s (two CPUs: 40 s).
 KVM_TIMEOUT = 240
 KVM_LEAVES = r"^kvm: CPUID leaves at 0x40000000, features 0x[0-9a-f]+$"
+# Each CPU's steal time, in ms; under overcommit none may be 0.
+KVM_STEAL_1 = r"^kvm: steal time: cpu0 \d+\.\d{3} ms$"
+KVM_STEAL_NONZERO = r"^kvm: steal time: cpu0 (?!0\.000)\d+\.\d{3} ms cpu1 (?!0\.000)\d+\.\d{3} ms$"
 KVM_PV_IPI = r"^kvm: IPIs KVM_HC_SEND_IPI \(kvm.ipi=pv\)$"
 KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as kvm-clock "
              r"states it, the APIC timer's against kvm-clock$")
@@ -684,7 +687,16 @@ CASES += [
     clean_boot("kvm", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
                expect=[KVM_LEAVES, KVM_RATES,
                        r"^kvm: clock kvm-clock \(kvm.clock=kvmclock\), (stable across vCPUs|per vCPU)$",
-                       KVM_PV_IPI]),
+                       KVM_PV_IPI, KVM_STEAL_1]),
+    dict(name="kvm-steal-off", args=["--kvm"], cmdline="kvm.steal=off",
+         expect=[r"^patchbay: booting via kvm/pvh$", r"^kvm: steal time off$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
+    # Two vCPUs on one CPU of L1: each waits while the other runs, and
+    # KVM accounts it as the waiter's steal (one vCPU alone on L1's CPU
+    # saw about 0.1 s; two, over 30 s each).
+    dict(name="kvm-steal-overcommit", args=["--kvm", "--smp", "2", "--host-cpus", "1"],
+         expect=[r"^smp: 2 CPUs running$", KVM_STEAL_NONZERO], reject=CLEAN, last_line=PASS,
+         timeout=KVM_TIMEOUT),
     # IPIs through the LAPIC KVM emulates, one ICR write each: no hypercall.
     dict(name="kvm-ipi-lapic", args=["--kvm", "--smp", "2"], cmdline="kvm.ipi=lapic",
          expect=[r"^patchbay: booting via kvm/pvh$", r"^smp: 2 CPUs running$",
