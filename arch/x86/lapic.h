@@ -41,7 +41,8 @@ void lapic_timer_stop(void);
 
 /* The timer's rate in Hz against a clock a hypervisor keeps (Xen's
  * system time, kvm-clock): its count over 10 ms of now_ns(), the slowest
- * of three passes, as natively against the PIT. Under time.miscalibrate
+ * of three undisturbed passes (of every pass if 12 find none), as
+ * natively against the PIT. Under time.miscalibrate
  * the stretch is taken as that many times longer: a timer too slow by
  * the factor, which fires early by the clock. */
 uint64_t lapic_timer_measure_hz(uint64_t (*now_ns)(void));
