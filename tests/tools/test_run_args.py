@@ -588,6 +588,28 @@ def check_gdb(run, run_gdb, args):
           and got[0] == 101 and "gdb" not in got[1], got)
 
 
+def check_kvm(run, args):
+    """--kvm: L1's CPUs and memory on QEMU's line, the guest's on the L2
+    QEMU's (its KVM and L1's CPU), and what the door does not do refused."""
+    import run_kvm
+
+    a = args("--kvm", "--smp", "2", "--host-cpus", "1", "--mem", "64", "--", "wl=on")
+    machine, l2 = run.machine_args(a), run_kvm.l2_qemu_args(a)
+    check("--kvm --smp 2 --host-cpus 1 --mem 64: L1 one CPU and 64 + L1_MEM MiB",
+          "-smp" not in machine and machine[machine.index("-m") + 1] == str(64 + run_kvm.L1_MEM),
+          machine)
+    check("--kvm: the L2 QEMU runs KVM with L1's CPU, 2 CPUs, 64 MiB, the command line",
+          l2[:6] == ["-accel", "kvm", "-cpu", "host", "-m", "64"]
+          and l2[l2.index("-smp") + 1] == "2" and l2[-2:] == ["-append", "wl=on"], l2)
+    check("--kvm: 240 s unless told", args("--kvm").timeout == run.KVM_TIMEOUT == 240)
+    for extra in (["--linux"], ["--gdb"], ["--disk", "f.img"]):
+        refused(["--kvm"] + extra, "--kvm boots patchbay as KVM's guest: not with --linux, "
+                "--lifecycle, --gdb or --disk")
+    refused(["--kvm", "--xen"], "argument --xen: not allowed with argument --kvm")
+    refused(["--kvm", "--domu-mem", "64"],
+            "--domu-mem applies to --domu only, --verbose to --domu and --kvm")
+
+
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_tool("run")
@@ -691,8 +713,9 @@ def main():
             "(choose from 'multi', 'single')")
     for door in ([], ["--iso"]):
         refused(door + ["--host-cpus", "2"],
-                "--host-cpus applies to --xen and --domu only "
+                "--host-cpus applies to --xen, --domu and --kvm only "
                 "(natively, --smp N is QEMU's CPU count)")
+    check_kvm(run, args)
 
     # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
     # domU, on one CPU.
