@@ -15,7 +15,13 @@ turns how the run ended into tools/run's outcome.
 domU while it runs: /init carries out the plan (LIFECYCLE in the run's
 params) and prints a line behind LIFECYCLE_PREFIX for each step; the
 kernel, told lifecycle=K, waits for K resumes before it checks itself and
-ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED."""
+ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED.
+
+--net gives the domU a vif on a bridge in dom0 (netback, xl's vif-bridge
+hotplug script), and the kernel net=on with its address (NET_GUEST);
+dom0's /init pings it and runs the UDP client (tools/udpclient.c, built
+static, put in the run's archive) against it once it is up, and shows
+their lines behind NET_PREFIX."""
 
 import argparse
 import glob
@@ -54,6 +60,18 @@ LIFECYCLE_PREFIX = b"lifecycle-door: "
 # --disk FILE: dom0's /init says in a line behind DISK_PREFIX that blkback
 # took the guest's xvda and waits for a frontend.
 DISK_PREFIX = b"domu-door: "
+# --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
+# OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
+# sends NET_COUNT datagrams NET_INTERVAL_MS apart; under a plan up to
+# NET_PLAN_COUNT, until the plan is through.
+NET_HOST = "10.0.0.1"
+NET_GUEST = "10.0.0.2"
+NET_MAC = "00:16:3e:0a:00:02"
+NET_PREFIX = b"net-door: "
+NET_COUNT = 200
+NET_PLAN_COUNT = 1000000
+NET_INTERVAL_MS = 10
+UDPCLIENT_STATIC = os.path.join("host", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
 MIGRATE_NEEDS_PVH = (
@@ -182,6 +200,8 @@ def domu_config(args):
         config += b'ramdisk = "/patchbay/initrd.cpio"\n'
     if args.disk:
         config += b"disk = [ 'phy:/dev/vda,xvda,%s' ]\n" % disk_mode(args).encode()
+    if getattr(args, "net", False):
+        config += b'vif = [ "bridge=xenbr0,mac=%s" ]\n' % NET_MAC.encode()
     return config
 
 
@@ -198,6 +218,10 @@ def domu_params(args):
         params += b'LIFECYCLE="%s"\n' % " ".join(args.lifecycle).encode()
     if args.disk:
         params += b"DISK=%s\n" % disk_mode(args).encode()
+    if getattr(args, "net", False):
+        params += b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_INTERVAL_MS=%d\n" % (
+            NET_HOST.encode(), NET_GUEST.encode(),
+            NET_PLAN_COUNT if args.lifecycle else NET_COUNT, NET_INTERVAL_MS)
     return params
 
 
@@ -223,9 +247,34 @@ def domu_overlay(args, image, workdir):
     else:
         with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
             files = [("patchbay/patchbay.elf", 0o100644, f.read())]
+    if getattr(args, "net", False):
+        with open(udpclient_static(), "rb") as f:
+            files.append(("patchbay/udpclient", 0o100755, f.read()))
     return cpio_newc([("patchbay", 0o040755, b"")] + files +
                      [("patchbay/domu.cfg", 0o100644, domu_config(args)),
                       ("patchbay/params", 0o100644, domu_params(args))])
+
+
+def udpclient_static():
+    """The UDP client built static for dom0 (tools/tools.mk builds it on
+    demand); ends the run (status 2) if it cannot be built."""
+    path = os.path.join(build_dir(), UDPCLIENT_STATIC)
+    try:
+        subprocess.run(["make", "-s", "-C", ROOT, "BUILD=" + build_dir(), path], check=True,
+                       stdin=subprocess.DEVNULL, stdout=sys.stderr)
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail("--net: cannot build the static UDP client for dom0: %s" % e, 2)
+    return path
+
+
+def check_net_args(p, args, cmdline):
+    """--net under --domu: the kernel's net=on and net.ip=NET_GUEST unless
+    the command line (the words after --) sets them."""
+    if not args.domu:
+        p.error("--net applies to --domu only")
+    words = [w for w in ("net=on", "net.ip=" + NET_GUEST)
+             if not cmdline_sets(cmdline, w.split("=")[0])]
+    args.cmdline = " ".join([args.cmdline] + words if args.cmdline else words)
 
 
 def the_one(root, pattern):
@@ -252,7 +301,10 @@ def domu_args(args, image, workdir):
         fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
     overlay = domu_overlay(args, image, workdir)
     initrd = "initrd.cpio"
-    archives = [base] + ([os.path.join(dom0, "disk.cpio")] if args.disk else [])
+    # The disk archive holds xl's hotplug scripts, which the network's vif needs too.
+    net = getattr(args, "net", False)
+    archives = [base] + ([os.path.join(dom0, "disk.cpio")] if args.disk or net else []) + (
+        [os.path.join(dom0, "net.cpio")] if net else [])
     with open(os.path.join(workdir, initrd), "wb") as out:
         for path in archives:
             with open(path, "rb") as f:
@@ -305,7 +357,7 @@ class DomuConsole:
         line ends in a bare newline, as natively: dom0's tty and Xen's
         serial driver have each put a carriage return before it."""
         for prefix, keep in ((DOMU_PREFIX, 0), (LIFECYCLE_PREFIX, len(LIFECYCLE_PREFIX)),
-                             (DISK_PREFIX, len(DISK_PREFIX))):
+                             (DISK_PREFIX, len(DISK_PREFIX)), (NET_PREFIX, len(NET_PREFIX))):
             if line.lstrip(b"\r").startswith(prefix):
                 body = line.lstrip(b"\r")[len(prefix) - keep:]
                 newline = body.endswith(b"\n")

@@ -32,6 +32,15 @@ $(DISKCHECK): $(DISKCHECK_SRCS) kernel/disk_pattern.h tools/tools.mk
 	@mkdir -p $(dir $@)
 	$(PVEMIT_CC) $(DISKCHECK_CFLAGS) $(DISKCHECK_SRCS) -o $@
 
+# The UDP client (tools/udpclient.c) linked statically for dom0's
+# initramfs under tools/run --domu --net: the host's libc may be newer
+# than the Debian one dom0 has; tools/run builds it on demand.
+UDPCLIENT_STATIC := $(BUILD)/host/udpclient-static
+
+$(UDPCLIENT_STATIC): tools/udpclient.c tools/tools.mk
+	@mkdir -p $(dir $@)
+	$(PVEMIT_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static tools/udpclient.c -o $@
+
 # The tools' own tests (test_doclinks also checks every page's links and
 # glossary first uses; test_result_lines every result line's printf;
 # test_diskcheck the host's check of the disk workload on files it makes;
