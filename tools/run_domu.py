@@ -71,7 +71,7 @@ NET_PREFIX = b"net-door: "
 NET_COUNT = 200
 NET_PLAN_COUNT = 1000000
 NET_INTERVAL_MS = 10
-UDPCLIENT_STATIC = os.path.join("host", "udpclient-static")  # under the build directory
+UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
 MIGRATE_NEEDS_PVH = (

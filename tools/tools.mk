@@ -32,18 +32,28 @@ $(DISKCHECK): $(DISKCHECK_SRCS) kernel/disk_pattern.h tools/tools.mk
 	@mkdir -p $(dir $@)
 	$(PVEMIT_CC) $(DISKCHECK_CFLAGS) $(DISKCHECK_SRCS) -o $@
 
-# The UDP client (tools/udpclient.c) linked statically for dom0's
-# initramfs under tools/run --domu --net: the host's libc may be newer
-# than the Debian one dom0 has; tools/run builds it on demand.
-UDPCLIENT_STATIC := $(BUILD)/host/udpclient-static
+# udpclient (tools/udpclient.c) is the peer of the guest's UDP echo:
+# built for the host (tools/run --net runs it), and static for dom0's
+# initramfs (tools/run --domu --net), where there is no libc.
+UDPCLIENT := $(BUILD)/host/udpclient
+UDPCLIENT_STATIC := $(BUILD)/tools/udpclient-static
+UDPCLIENT_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+
+$(UDPCLIENT): tools/udpclient.c tools/tools.mk
+	@mkdir -p $(dir $@)
+	$(PVEMIT_CC) $(UDPCLIENT_CFLAGS) $< -o $@
 
 $(UDPCLIENT_STATIC): tools/udpclient.c tools/tools.mk
 	@mkdir -p $(dir $@)
-	$(PVEMIT_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static tools/udpclient.c -o $@
+	$(PVEMIT_CC) $(UDPCLIENT_CFLAGS) -static $< -o $@
+
+.PHONY: udpclient
+udpclient: $(UDPCLIENT) $(UDPCLIENT_STATIC)
 
 # The tools' own tests (test_doclinks also checks every page's links and
 # glossary first uses; test_result_lines every result line's printf;
 # test_diskcheck the host's check of the disk workload on files it makes;
+# test_udpclient the UDP client against faithful and faulty echoes;
 # test_prose_check feeds the prose check pages that the image
 # contradicts), then the checks that the tour, the recorded site
 # expectation, the generated blocks of README.md and docs/ and what the
@@ -61,7 +71,7 @@ tools-test: $(IMAGE)
 	$(MAKE) tools-own-test
 	$(MAKE) docs-test
 
-tools-own-test: $(IMAGE)
+tools-own-test: $(IMAGE) $(UDPCLIENT)
 	tests/tools/test_pvsites.sh
 	tests/tools/test_tour.sh
 	tests/tools/test_ksyms.sh
@@ -71,6 +81,7 @@ tools-own-test: $(IMAGE)
 	python3 tests/tools/test_prose_check.py
 	python3 tests/tools/test_run_args.py
 	python3 tests/tools/test_diskcheck.py
+	python3 tests/tools/test_udpclient.py
 	python3 tests/tools/test_result_lines.py
 	python3 tests/tools/test_gdb.py
 	tools/tour --check

@@ -106,6 +106,19 @@ UNIT_SRCS_virtqueue := drivers/virtqueue.c
 UNIT_TESTS += disk_pattern
 UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
 
+# A fake transport and a fake stack around the layer's queue and batching.
+UNIT_TESTS += net_layer
+UNIT_SRCS_net_layer := drivers/net.c
+
+UNIT_TESTS += net_checksum
+UNIT_SRCS_net_checksum := kernel/net/checksum.c
+
+# Every layer of the IPv4 stack, fed real and malformed frames; the test
+# plays the transport and keeps what the stack sends.
+UNIT_TESTS += net_stack
+UNIT_SRCS_net_stack := kernel/net/stack.c kernel/net/ethernet.c kernel/net/arp.c \
+	kernel/net/ipv4.c kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/printf.c
+
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
 # `make UNIT_SANITIZE=` builds without them.

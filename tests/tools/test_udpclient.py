@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""tools/udpclient, the peer of the guest's UDP echo, against small echo
+services played here on 127.0.0.1: a faithful echo passes with every
+datagram received; an echo that changes one byte of every fifth
+datagram, or its length, or answers with a datagram never sent, must be
+counted wrong (status 1); one that drops every tenth must be counted lost;
+no echo at all fails. The counters port must get the client's `end` line
+with the same counts, and the client shows the answer to it. Bad
+arguments get one line and status 2. Ends with "N passed, N failed"."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from report import check, summary  # noqa: E402
+
+CLIENT = os.path.join(ROOT, "build", "host", "udpclient")
+LINE = re.compile(r"^udpclient: sent (\d+), received (\d+), wrong (\d+), lost (\d+), "
+                  r"rtt min/median/max (\d+)/(\d+)/(\d+) us$", re.M)
+
+
+class Peer:
+    """An echo port and a counters port; change(i, data) says what the
+    i-th datagram's echo is (None: no echo)."""
+
+    def __init__(self, change):
+        self.echo = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.echo.bind(("127.0.0.1", 0))
+        self.counters = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.counters.bind(("127.0.0.1", 0))
+        self.change, self.ends = change, []
+        self.echo.settimeout(0.2)
+        self.counters.settimeout(0.2)
+        self.stop = False
+        self.threads = [threading.Thread(target=self.serve_echo),
+                        threading.Thread(target=self.serve_counters)]
+        for t in self.threads:
+            t.start()
+
+    def serve_echo(self):
+        i = 0
+        while not self.stop:
+            try:
+                data, addr = self.echo.recvfrom(2048)
+            except socket.timeout:
+                continue
+            out = self.change(i, data)
+            i += 1
+            if out is not None:
+                self.echo.sendto(out, addr)
+
+    def serve_counters(self):
+        while not self.stop:
+            try:
+                data, addr = self.counters.recvfrom(2048)
+            except socket.timeout:
+                continue
+            self.ends.append(data.decode(errors="replace"))
+            self.counters.sendto(b"net: rx 1 frames, tx 1, dropped: none\n", addr)
+
+    def run(self, *extra):
+        args = [CLIENT, "127.0.0.1", str(self.echo.getsockname()[1]),
+                "--end-port", str(self.counters.getsockname()[1]), "--timeout-ms", "300"]
+        p = subprocess.run(args + list(extra), capture_output=True, text=True, timeout=60)
+        self.stop = True
+        for t in self.threads:
+            t.join()
+        return p
+
+
+def counts(p):
+    m = LINE.search(p.stdout)
+    return tuple(int(x) for x in m.groups()[:4]) if m else None
+
+
+def one(name, change, extra, want, status):
+    peer = Peer(change)
+    p = peer.run(*extra)
+    got = counts(p)
+    check("%s: counts %s" % (name, want), got == want, "got %s; %s%s" % (got, p.stdout, p.stderr))
+    check("%s: status %d" % (name, status), p.returncode == status, "status %d" % p.returncode)
+    if got:
+        end = "end sent=%d received=%d wrong=%d lost=%d\n" % got
+        check("%s: the counters port got the end line" % name, peer.ends[:1] == [end],
+              "got %r" % peer.ends)
+        check("%s: the guest's answer shown" % name,
+              "udpclient: the guest's counters: net: rx 1 frames" in p.stdout, p.stdout)
+
+
+def flip_fifth(i, data):
+    if i % 5 != 4:
+        return data
+    b = bytearray(data)
+    b[len(b) // 2] ^= 0x20
+    return bytes(b)
+
+
+def main():
+    if not check("build/host/udpclient is built", os.access(CLIENT, os.X_OK),
+                 "run make build/host/udpclient"):
+        return summary()
+    one("faithful echo", lambda i, d: d, ["--count", "200", "--size", "300", "--window", "16"],
+        (200, 200, 0, 0), 0)
+    one("a byte changed in every fifth", flip_fifth, ["--count", "50", "--size", "100"],
+        (50, 40, 10, 0), 1)
+    one("every fifth cut short", lambda i, d: d[:-1] if i % 5 == 4 else d, ["--count", "50"],
+        (50, 40, 10, 0), 1)
+    # The garbled echo is wrong, and the datagram it stood for never came back.
+    one("a sequence number never sent", lambda i, d: b"\xff\xff" + d[2:] if i == 3 else d,
+        ["--count", "20"], (20, 19, 1, 1), 1)
+    one("every tenth dropped", lambda i, d: None if i % 10 == 9 else d,
+        ["--count", "50", "--window", "4"], (50, 45, 0, 5), 0)
+    one("no echo at all", lambda i, d: None, ["--count", "5"], (5, 0, 0, 5), 1)
+    for args, what in ((["127.0.0.1"], "PORT missing"),
+                       (["localhost", "7", "--count", "1"], "a host name"),
+                       (["127.0.0.1", "7", "--count", "0"], "a count of 0"),
+                       (["127.0.0.1", "7", "--count", "1", "--size", "7"], "a size below 8"),
+                       (["127.0.0.1", "7", "--count", "1", "--bogus", "1"], "an unknown option"),
+                       (["127.0.0.1", "7"], "no --count")):
+        p = subprocess.run([CLIENT] + args, capture_output=True, text=True, timeout=10)
+        lines = p.stderr.strip().splitlines()
+        check("bad arguments (%s): one line, status 2" % what,
+              p.returncode == 2 and len(lines) == 1 and lines[0].startswith("udpclient: ")
+              and not p.stdout, "status %d, %r" % (p.returncode, p.stderr))
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+/* drivers/net.c against a fake transport and a fake stack: the receive
+ * queue's bound and order, what the layer counts, and one kick for the
+ * replies to a pass over the queue. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/net.h"
+#include "kernel/net/stack.h"
+#include "kernel/sched.h"
+#include "kernel/wait_queue.h"
+
+#define QUEUE 64 /* drivers/net.c's NET_RX_QUEUE */
+
+/* ---- Fakes: locks that check their pairing, no sleeping, one thread. */
+
+unsigned long spin_lock_irqsave(struct spinlock *l)
+{
+    assert_false(spin_is_locked(l));
+    l->next_ticket++;
+    return 0x200;
+}
+
+void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
+{
+    assert_int_equal(flags, 0x200);
+    assert_true(spin_is_locked(l));
+    l->owner++;
+}
+
+void wait_queue_sleep(struct wait_queue *wq, struct spinlock *lock)
+{
+    (void)wq;
+    (void)lock;
+    fail_msg("the network thread slept with frames queued");
+}
+
+static int wakes;
+
+void wait_queue_wake_one(struct wait_queue *wq)
+{
+    (void)wq;
+    wakes++;
+}
+
+static int threads;
+static struct thread *the_thread = (struct thread *)0x1000;
+
+struct thread *thread_create(const char *name, void (*entry)(void *), void *arg)
+{
+    (void)entry;
+    (void)arg;
+    assert_string_equal(name, "net");
+    threads++;
+    return the_thread;
+}
+
+int kprintf(const char *fmt, ...)
+{
+    (void)fmt;
+    return 0;
+}
+
+void panic(const char *fmt, ...)
+{
+    (void)fmt;
+    fail_msg("panic");
+    abort();
+}
+
+/* ---- The fake transport and stack. */
+
+static int transmitted, kicks, room = 1000;
+static struct net_device dev;
+
+static bool fake_transmit(struct net_device *d, const void *frame, unsigned len)
+{
+    (void)frame;
+    (void)len;
+    assert_true(spin_is_locked(&d->tx_lock));
+    if (room == 0)
+        return false;
+    room--;
+    transmitted++;
+    return true;
+}
+
+static void fake_kick(struct net_device *d)
+{
+    assert_true(spin_is_locked(&d->tx_lock));
+    kicks++;
+}
+
+static const struct net_transport fake = {
+    .name = "fake", .transmit = fake_transmit, .kick = fake_kick};
+
+/* The stack: records each frame's first byte, and replies to each. */
+static uint8_t seen[2 * QUEUE];
+static unsigned nr_seen;
+
+void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len)
+{
+    assert_ptr_equal(d, &dev);
+    assert_true(len >= 1 && len <= NET_FRAME_MAX);
+    seen[nr_seen++] = frame[0];
+    assert_true(net_transmit(d, frame, len));
+}
+
+static void fake_probe(void)
+{
+    net_register(&dev);
+}
+
+static void receive(uint8_t tag, unsigned len)
+{
+    uint8_t frame[NET_FRAME_MAX + 1];
+
+    memset(frame, 0, sizeof(frame));
+    frame[0] = tag;
+    net_receive(&dev, frame, len);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    net_rx_drain(false); /* what an earlier test left */
+    memset(&dev.stats, 0, sizeof(dev.stats));
+    nr_seen = 0;
+    transmitted = kicks = wakes = 0;
+    room = 1000;
+    return 0;
+}
+
+/* Probes run once; the first device is the one registered; the network
+ * thread starts with it. */
+static void test_probe_register_first(void **state)
+{
+    (void)state;
+    dev.name = "eth0";
+    dev.transport = &fake;
+    net_add_probe(fake_probe);
+    assert_ptr_equal(net_first(), &dev);
+    assert_ptr_equal(net_first(), &dev);
+    assert_int_equal(threads, 1);
+}
+
+/* Frames reach the stack in order, each copied whole. */
+static void test_receive_in_order(void **state)
+{
+    (void)state;
+    for (uint8_t i = 1; i <= 5; i++)
+        receive(i, 60);
+    assert_int_equal(wakes, 5);
+    assert_int_equal(nr_seen, 0); /* nothing before the thread drains */
+    net_rx_drain(true);
+    assert_int_equal(nr_seen, 5);
+    for (uint8_t i = 1; i <= 5; i++)
+        assert_int_equal(seen[i - 1], i);
+    assert_int_equal(dev.stats.rx_frames, 5);
+    assert_int_equal(dev.stats.rx_dropped, 0);
+}
+
+/* A flood: the queue holds QUEUE frames, the rest are counted and
+ * dropped, and the queue takes frames again once drained. */
+static void test_queue_bound(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < QUEUE + 10; i++)
+        receive((uint8_t)i, 60);
+    assert_int_equal(dev.stats.rx_frames, QUEUE + 10);
+    assert_int_equal(dev.stats.rx_dropped, 10);
+    net_rx_drain(false);
+    assert_int_equal(nr_seen, QUEUE);
+    assert_int_equal(seen[QUEUE - 1], QUEUE - 1);
+    receive(0xaa, 60);
+    net_rx_drain(false);
+    assert_int_equal(nr_seen, QUEUE + 1);
+    assert_int_equal(seen[QUEUE], 0xaa);
+}
+
+/* Longer than any Ethernet frame: never copied. */
+static void test_oversized_frame(void **state)
+{
+    (void)state;
+    receive(1, NET_FRAME_MAX + 1);
+    receive(2, NET_FRAME_MAX);
+    assert_int_equal(dev.stats.rx_dropped, 1);
+    net_rx_drain(false);
+    assert_int_equal(nr_seen, 1);
+    assert_int_equal(seen[0], 2);
+}
+
+/* The replies to one pass leave with one kick. */
+static void test_one_kick_per_pass(void **state)
+{
+    (void)state;
+    for (uint8_t i = 0; i < 20; i++)
+        receive(i, 100);
+    net_rx_drain(false);
+    assert_int_equal(transmitted, 20);
+    assert_int_equal(kicks, 1);
+    assert_int_equal(dev.stats.tx_frames, 20);
+    net_rx_drain(false); /* nothing queued: nothing sent, no kick */
+    assert_int_equal(kicks, 1);
+}
+
+/* Unplugged, every frame is kicked; a refusal is counted, not kicked. */
+static void test_transmit_unplugged_and_refused(void **state)
+{
+    uint8_t frame[60] = {0};
+
+    (void)state;
+    assert_true(net_transmit(&dev, frame, sizeof(frame)));
+    assert_true(net_transmit(&dev, frame, sizeof(frame)));
+    assert_int_equal(kicks, 2);
+    room = 0;
+    assert_false(net_transmit(&dev, frame, sizeof(frame)));
+    assert_false(net_transmit(&dev, frame, NET_FRAME_MAX + 1));
+    assert_int_equal(kicks, 2);
+    assert_int_equal(dev.stats.tx_frames, 2);
+    assert_int_equal(dev.stats.tx_dropped, 2);
+}
+
+/* Plugs nest: the kick waits for the outermost unplug, and an unplug
+ * with nothing sent kicks nothing. */
+static void test_plug_nests(void **state)
+{
+    uint8_t frame[60] = {0};
+
+    (void)state;
+    net_tx_plug(&dev);
+    net_tx_plug(&dev);
+    net_transmit(&dev, frame, sizeof(frame));
+    net_tx_unplug(&dev);
+    assert_int_equal(kicks, 0);
+    net_tx_unplug(&dev);
+    assert_int_equal(kicks, 1);
+    net_tx_plug(&dev);
+    net_tx_unplug(&dev);
+    assert_int_equal(kicks, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_probe_register_first),
+        cmocka_unit_test_setup(test_receive_in_order, setup),
+        cmocka_unit_test_setup(test_queue_bound, setup),
+        cmocka_unit_test_setup(test_oversized_frame, setup),
+        cmocka_unit_test_setup(test_one_kick_per_pass, setup),
+        cmocka_unit_test_setup(test_transmit_unplugged_and_refused, setup),
+        cmocka_unit_test_setup(test_plug_nests, setup),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
