@@ -11,11 +11,16 @@
  * min/median/max A/B/C us" (received: echoes that came back right;
  * wrong: echoes that did not; lost: datagrams without an echo within
  * --timeout-ms, 1000 by default) and exits 0 when nothing came back wrong and
- * something came back; 1 otherwise; 2 on bad arguments. */
+ * something came back; 1 otherwise; 2 on bad arguments. Each run of
+ * datagrams lost in a row that an echo ends (the guest unreachable for a
+ * while, as while it moves) gets a line "udpclient: outage: N lost in a
+ * row, no echo for T ms". SIGINT or SIGTERM ends the sending early: what
+ * is in flight is waited for, and the run ends as after the last. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,8 +49,18 @@ struct pending {
 
 struct counts {
     unsigned long sent, received, wrong, lost;
+    unsigned long gap_lost; /* lost in a row since the last right echo */
+    uint64_t last_echo_us;  /* when the last right echo came */
     uint64_t *rtt;
 };
+
+static volatile sig_atomic_t stop_sending;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_sending = 1;
+}
 
 static uint64_t now_us(void)
 {
@@ -165,7 +180,12 @@ static void take_echo(const struct options *o, struct pending *win, const uint8_
         c->wrong++;
         return;
     }
-    c->rtt[c->received++] = now_us() - p->sent_us;
+    if (c->gap_lost)
+        printf("udpclient: outage: %lu lost in a row, no echo for %llu ms\n", c->gap_lost,
+               (unsigned long long)((now_us() - c->last_echo_us) / 1000));
+    c->gap_lost = 0;
+    c->last_echo_us = now_us();
+    c->rtt[c->received++] = c->last_echo_us - p->sent_us;
 }
 
 /* Gives up on the datagrams in the window older than the time-out. */
@@ -177,6 +197,7 @@ static void expire(const struct options *o, struct pending *win, struct counts *
         if (win[i].live && now - win[i].sent_us >= o->timeout_ms * 1000) {
             win[i].live = false;
             c->lost++;
+            c->gap_lost++;
         }
     }
 }
@@ -203,12 +224,13 @@ static void run(int fd, const struct options *o, uint32_t tag, struct counts *c)
         fprintf(stderr, "udpclient: out of memory\n");
         exit(1);
     }
-    while (seq < o->count || in_flight(o, win)) {
+    c->last_echo_us = next_send;
+    while ((seq < o->count && !stop_sending) || in_flight(o, win)) {
         uint64_t now = now_us();
         int wait_ms = 10;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
-        if (seq < o->count && now >= next_send && !win[seq % o->window].live) {
+        if (seq < o->count && !stop_sending && now >= next_send && !win[seq % o->window].live) {
             fill(out, o->size, seq, tag);
             if (sendto(fd, out, o->size, 0, (const struct sockaddr *)&o->echo, sizeof(o->echo)) ==
                 (ssize_t)o->size) {
@@ -282,6 +304,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "udpclient: out of memory for %lu round-trip times\n", o.count);
         return 1;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it comes, through a pipe too */
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
     fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) {
         perror("udpclient: socket");
