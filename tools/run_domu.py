@@ -63,7 +63,7 @@ DISK_PREFIX = b"domu-door: "
 # --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
 # OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
 # sends NET_COUNT datagrams NET_INTERVAL_MS apart; under a plan up to
-# NET_PLAN_COUNT, until the plan is through.
+# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through.
 NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
@@ -71,6 +71,7 @@ NET_PREFIX = b"net-door: "
 NET_COUNT = 200
 NET_PLAN_COUNT = 1000000
 NET_INTERVAL_MS = 10
+NET_PLAN_INTERVAL_MS = 20
 UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
@@ -100,6 +101,10 @@ LIFECYCLE_STEP_TIME = {"save-restore": 30, "move": 30, "migrate": 180}
 # commands under TCG) as it removes the old domain's disk and adds the new
 # one's: a save-restore took 27 s instead of 18, a move 32 instead of 17.
 LIFECYCLE_DISK_STEP_TIME = 20
+# With --net, dom0's client keeps sending through every step (NET_PLAN_
+# INTERVAL_MS apart) and dom0 shares its one CPU with it: a save-restore
+# took 41 s instead of 18, a move 48 instead of 17.
+LIFECYCLE_NET_STEP_TIME = 30
 
 
 def lifecycle_plan(text):
@@ -142,13 +147,14 @@ def check_lifecycle_args(p, args, cmdline):
     if args.mem is None:
         args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
     if args.timeout is None:
-        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None)
+        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None,
+                                         getattr(args, "net", False))
 
 
-def lifecycle_timeout(steps, disk=False):
+def lifecycle_timeout(steps, disk=False, net=False):
     """--lifecycle's default time-out for a plan of these steps (with --disk
-    if disk)."""
-    extra = LIFECYCLE_DISK_STEP_TIME if disk else 0
+    if disk, --net if net)."""
+    extra = (LIFECYCLE_DISK_STEP_TIME if disk else 0) + (LIFECYCLE_NET_STEP_TIME if net else 0)
     return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] + extra for step in steps)
 
 
@@ -221,7 +227,8 @@ def domu_params(args):
     if getattr(args, "net", False):
         params += b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_INTERVAL_MS=%d\n" % (
             NET_HOST.encode(), NET_GUEST.encode(),
-            NET_PLAN_COUNT if args.lifecycle else NET_COUNT, NET_INTERVAL_MS)
+            NET_PLAN_COUNT if args.lifecycle else NET_COUNT,
+            NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS)
     return params
 
 
@@ -269,11 +276,15 @@ def udpclient_static():
 
 def check_net_args(p, args, cmdline):
     """--net under --domu: the kernel's net=on and net.ip=NET_GUEST unless
-    the command line (the words after --) sets them."""
+    the command line (the words after --) sets them, and under a lifecycle
+    plan net.timeout, the run's time-out: the client's end comes only once
+    the plan is through."""
     if not args.domu:
         p.error("--net applies to --domu only")
-    words = [w for w in ("net=on", "net.ip=" + NET_GUEST)
-             if not cmdline_sets(cmdline, w.split("=")[0])]
+    ours = ["net=on", "net.ip=" + NET_GUEST]
+    if args.lifecycle:
+        ours.append("net.timeout=%d" % args.timeout)
+    words = [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]
     args.cmdline = " ".join([args.cmdline] + words if args.cmdline else words)
 
 

@@ -99,8 +99,6 @@ static void tx_reap_locked(void)
                 report_malformed("transmit", "no frame of that id in flight", rsp.id);
                 continue;
             }
-            if (rsp.status != NETIF_RSP_OKAY)
-                front.dev.stats.tx_dropped++;
             front.tx_busy[rsp.id] = false;
             front.tx_free[front.tx_nfree++] = rsp.id;
         }
@@ -198,9 +196,7 @@ static void rx_take(void)
             const char *why = netif_rx_check(&rsp, i, PAGE_SIZE, NET_FRAME_MAX);
             if (why && rsp.status != NETIF_RSP_DROPPED)
                 report_malformed("receive", why, rsp.id);
-            if (why)
-                front.dev.stats.rx_dropped++;
-            else
+            if (!why)
                 net_receive(&front.dev, (uint8_t *)front.rx_page[i % RX_BUFS] + rsp.offset,
                             (unsigned)rsp.status);
         }
@@ -440,7 +436,8 @@ static void netfront_resume(bool new_domain)
         take_responses(); /* what came while we looked away */
         return;
     }
-    kprintf("netfront: %s reconnected to %s: port %u, %s, %u frames in flight lost\n",
+    kprintf("netfront: %s reconnected to %s: port %u, %s, frames in flight at the suspend "
+            "lost: %u\n",
             front.xb.node, front.xb.backend, front.port,
             mutant ? "no receive buffers granted (netfront.mutant=no-regrant)"
                    : "receive buffers granted again",

@@ -10,7 +10,8 @@ LIFECYCLE in dom0's params, the memory and time-out it needs), and a
 malformed plan, a plan without --domu, and migrate without --pvh are
 refused in one line; the door's lines are shown and its failure becomes
 the verdict. --disk FILE gives dom0 FILE as a virtio disk and the disk
-archive, and the domU xvda; every door gives QEMU the same virtio disk,
+archive, and the domU xvda; --domu --net gives the domU a vif on dom0's
+bridge, the kernel its net words, and dom0 the network archive; every door gives QEMU the same virtio disk,
 traced, FILE:ro and --disk-ro make it read-only, and --disk-new's SIZE
 must be whole 4 KiB blocks. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
 listens on, an hour's time-out unless --timeout says otherwise, and is
@@ -421,6 +422,60 @@ def check_disk(run, run_domu, args):
           shown.data == b"domu-door: disk xvda backend ready (blkback, InitWait)\n", shown.data)
 
 
+def check_net(run_domu, args):
+    """--domu --net: the kernel's net words unless given (and net.timeout
+    under a plan, which gets 30 s more a step), the vif in the xl config,
+    NET in dom0's params, the disk archive (the hotplug scripts) and the
+    network archive before the run's own, the peers' lines shown; --net
+    without --domu refused."""
+    a = args("--domu", "--net")
+    check("--domu --net: net=on net.ip=10.0.0.2 on the kernel's line",
+          a.cmdline == "net=on net.ip=10.0.0.2", a.cmdline)
+    a = args("--domu", "--net", "--", "net.ip=10.0.0.9 x=1")
+    check("--domu --net -- net.ip=...: the user's address, not the door's",
+          a.cmdline == "net.ip=10.0.0.9 x=1 net=on", a.cmdline)
+    a = args("--domu", "--net", "--lifecycle", "save-restore,move")
+    check("--net --lifecycle save-restore,move: 30 s more a step, 90 + 2 * 60 s, net.timeout too",
+          a.timeout == 210 and "net.timeout=210" in a.cmdline.split(), str((a.timeout, a.cmdline)))
+    config = run_domu.domu_config(args("--domu", "--net"))
+    check("--net: the xl config's vif on xenbr0 with Xen's OUI",
+          config.endswith(b'\nvif = [ "bridge=xenbr0,mac=00:16:3e:0a:00:02" ]\n'), config)
+    check("no --net: no vif", b"vif" not in run_domu.domu_config(args("--domu")))
+    params = run_domu.domu_params(args("--domu", "--net"))
+    check("--net: NET=1, the addresses, 200 datagrams 10 ms apart in dom0's params",
+          params == b"EXIT_PORT=244\nNET=1\nNET_HOST=10.0.0.1\nNET_GUEST=10.0.0.2\n"
+          b"NET_COUNT=200\nNET_INTERVAL_MS=10\n", params)
+    params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
+    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
+          b"NET_COUNT=1000000\nNET_INTERVAL_MS=20\n" in params, params)
+    with tempfile.TemporaryDirectory() as d:
+        run_domu.build_dir = lambda: d
+        run_domu.fetch_xen = lambda: "/nonexistent/xen"
+        run_domu.subprocess.call = lambda *a, **k: 0
+        run_domu.domu_overlay = lambda a, image, workdir: b"OVERLAY"
+        os.makedirs(os.path.join(d, "domu"))
+        for name, data in (("initrd.cpio", b"BASE"), ("disk.cpio", b"DISK!"),
+                           ("net.cpio", b"NET"), ("vmlinux", b"")):
+            with open(os.path.join(d, "domu", name), "wb") as f:
+                f.write(data)
+        with tempfile.TemporaryDirectory() as work:
+            run_domu.domu_args(args("--domu", "--net"), "/nonexistent/patchbay.elf", work)
+            with open(os.path.join(work, "initrd.cpio"), "rb") as f:
+                initrd = f.read()
+        check("--net: the disk archive (hotplug scripts) and the network archive, then the run's",
+              initrd == b"BASE" + b"DISK!\0\0\0" + b"NET\0" + b"OVERLAY", initrd)
+    refused(["--net"], "--net applies to --domu only")
+
+    shown = Shown()
+    stream = run_domu.DomuConsole(shown, False, None)
+    stream.write(b"dom0: network modules loaded\r\n"
+                 b"net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss\r\n")
+    stream.flush()
+    check("--net: the peers' lines shown, dom0's not",
+          shown.data == b"net-door: ping: 5 packets transmitted, 5 packets received, 0% packet "
+          b"loss\n", shown.data)
+
+
 def check_gdb(run, run_gdb, args):
     """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
     os.chdir(ROOT)  # the printed command names paths below the working directory
@@ -595,6 +650,7 @@ def main():
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
     check_disk(run, run_domu, args)
+    check_net(run_domu, args)
     check_disk_drive(run, args)
 
     sys.exit(summary())
