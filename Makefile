@@ -109,7 +109,7 @@ include tests/fuzz/fuzz.mk
 include linux-user/bench/bench.mk
 include linux-user/bench-host/bench-host.mk
 
-boot-test: $(IMAGE) $(ISO)
+boot-test: $(IMAGE) $(ISO) $(UDPCLIENT)
 	python3 tests/boot/run_boot_tests.py
 
 # Natively patched sites against the PARAVIRT=n build's instructions, and
@@ -184,7 +184,7 @@ test: $(SETUP)
 	$(MAKE) test-ready
 	$(MAKE) -j2 test-heavy test-light
 
-test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH)
+test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH) $(UDPCLIENT)
 	$(MAKE) PARAVIRT=n image
 	tools/fetch-xen
 	tools/fetch-domu

@@ -29,9 +29,6 @@
 #define VBLK_REAP_BATCH 16    /* completions taken per hold of the lock */
 #define VBLK_RING_BYTES 12288 /* vq_ring_bytes(VQ_MAX_SIZE), checked at probe */
 
-static bool use_event_idx = true;
-OPTION_BOOL(use_event_idx, "virtio.event_idx",
-            "offer VIRTIO_RING_F_EVENT_IDX (off: notifications by the rings' flags)");
 static bool use_indirect = true;
 OPTION_BOOL(use_indirect, "virtio.indirect", "offer VIRTIO_RING_F_INDIRECT_DESC");
 static uint64_t trace_sector = UINT64_MAX;
@@ -210,7 +207,7 @@ static uint64_t bit(unsigned n)
 static uint64_t wanted_features(void)
 {
     return bit(VIRTIO_F_VERSION_1) | bit(VIRTIO_BLK_F_RO) | bit(VIRTIO_BLK_F_FLUSH) |
-           bit(VIRTIO_BLK_F_SEG_MAX) | (use_event_idx ? bit(VIRTIO_RING_F_EVENT_IDX) : 0) |
+           bit(VIRTIO_BLK_F_SEG_MAX) | (virtio_event_idx ? bit(VIRTIO_RING_F_EVENT_IDX) : 0) |
            (use_indirect ? bit(VIRTIO_RING_F_INDIRECT_DESC) : 0);
 }
 

@@ -6,9 +6,14 @@
 #include <linux/pci_regs.h>
 #include <linux/virtio_config.h>
 
+#include "kernel/cmdline.h"
 #include "mm/kernel_map.h"
 
 #define RESET_POLLS 1000000
+
+bool virtio_event_idx = true;
+OPTION_BOOL(virtio_event_idx, "virtio.event_idx",
+            "offer VIRTIO_RING_F_EVENT_IDX (off: notifications by the rings' flags)");
 
 /* The fields of struct virtio_pci_cap, read from configuration space. */
 #define CAP_FIELD(cap, field) ((cap) + offsetof(struct virtio_pci_cap, field))

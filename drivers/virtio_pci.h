@@ -24,6 +24,10 @@ struct virtio_pci {
     uint32_t notify_mult;
 };
 
+/* virtio.event_idx: whether drivers offer VIRTIO_RING_F_EVENT_IDX, one
+ * switch for every virtio device so a benchmark compares like with like. */
+extern bool virtio_event_idx;
+
 /* Finds the first device of type `id` (VIRTIO_ID_*) and maps its common,
  * notify and device structures; NULL, or the reason it cannot be used. */
 const char *virtio_pci_find(uint16_t id, struct virtio_pci *vp);

@@ -65,6 +65,11 @@ static void print_counters(const struct net_device *d)
 
     net_counters_format(line, sizeof(line));
     kprintf("%s\n", line);
+    if (net_stack.c.timed)
+        kprintf("net: the stack: %lu %s a frame, %lu of %lu frames timed (from the frame's "
+                "arrival in the stack to its reply handed to the transport)\n",
+                net_stack.c.ticks / net_stack.c.timed, tsc_unit(), net_stack.c.timed,
+                net_stack.c.rx_frames);
     kprintf("net: %s (%s): %lu frames received, %lu sent, %lu dropped with the receive queue "
             "full, %lu refused by the transport; %lu notifications, %lu interrupts\n",
             d->name, d->transport->name, d->stats.rx_frames, d->stats.tx_frames,

@@ -62,13 +62,12 @@ LIFECYCLE_PREFIX = b"lifecycle-door: "
 DISK_PREFIX = b"domu-door: "
 # --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
 # OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
-# sends NET_COUNT datagrams NET_INTERVAL_MS apart; under a plan up to
+# sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
 # NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through.
 NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
 NET_PREFIX = b"net-door: "
-NET_COUNT = 200
 NET_PLAN_COUNT = 1000000
 NET_INTERVAL_MS = 10
 NET_PLAN_INTERVAL_MS = 20
@@ -225,10 +224,12 @@ def domu_params(args):
     if args.disk:
         params += b"DISK=%s\n" % disk_mode(args).encode()
     if getattr(args, "net", False):
-        params += b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_INTERVAL_MS=%d\n" % (
-            NET_HOST.encode(), NET_GUEST.encode(),
-            NET_PLAN_COUNT if args.lifecycle else NET_COUNT,
-            NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS)
+        params += (b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
+                   b"NET_WINDOW=%d\nNET_INTERVAL_MS=%d\n" % (
+                       NET_HOST.encode(), NET_GUEST.encode(),
+                       NET_PLAN_COUNT if args.lifecycle else args.net_count, args.net_size,
+                       args.net_window,
+                       NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS))
     return params
 
 
@@ -274,18 +275,17 @@ def udpclient_static():
     return path
 
 
-def check_net_args(p, args, cmdline):
-    """--net under --domu: the kernel's net=on and net.ip=NET_GUEST unless
-    the command line (the words after --) sets them, and under a lifecycle
-    plan net.timeout, the run's time-out: the client's end comes only once
-    the plan is through."""
-    if not args.domu:
-        p.error("--net applies to --domu only")
+def domu_net_words(args, cmdline):
+    """--domu --net's words for the kernel: net=on and net.ip=NET_GUEST
+    unless the command line (the words after --) sets them, and under a
+    lifecycle plan net.timeout, the run's time-out: the client's end comes
+    only once the plan is through. tools/run_net.py checks the options."""
+    if not args.net:
+        return []
     ours = ["net=on", "net.ip=" + NET_GUEST]
     if args.lifecycle:
         ours.append("net.timeout=%d" % args.timeout)
-    words = [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]
-    args.cmdline = " ".join([args.cmdline] + words if args.cmdline else words)
+    return [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]
 
 
 def the_one(root, pattern):

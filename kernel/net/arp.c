@@ -77,8 +77,12 @@ static bool arp_send_request(uint32_t tpa)
     return net_stack_send(f, sizeof(f));
 }
 
+/* A transport calls this after a move too, when the interface may never
+ * have come up: then there is no address to announce. */
 bool arp_announce(void)
 {
+    if (!__atomic_load_n(&net_stack.up, __ATOMIC_ACQUIRE))
+        return false;
     return arp_send_request(net_stack.ip);
 }
 

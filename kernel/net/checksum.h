@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Adds len bytes at p to a running sum (an odd last byte is padded with a
- * zero byte); sums may be chained over pieces of even length. */
+/* Adds len bytes at p, as big-endian 16-bit words, to a running sum (an
+ * odd last byte is padded with a zero byte); sums may be chained over
+ * pieces of even length. The sum is defined modulo 0xffff: only
+ * csum_fold's result is a field's value. */
 uint32_t csum_add(uint32_t sum, const void *p, size_t len);
 
 /* Folds a running sum to 16 bits and complements it: the field's value.

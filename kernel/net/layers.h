@@ -21,7 +21,8 @@ void eth_header(uint8_t *frame, const uint8_t *dst, uint16_t type);
 
 /* arp.c */
 void arp_input(uint8_t *frame, unsigned len);
-/* Announces our address: a gratuitous ARP request, broadcast. */
+/* Announces our address: a gratuitous ARP request, broadcast; false,
+ * sending nothing, while the interface is down. Any thread. */
 bool arp_announce(void);
 /* Asks who has ip, broadcast; the answer lands in the cache. */
 bool arp_request(uint32_t ip);

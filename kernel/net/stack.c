@@ -59,7 +59,8 @@ bool net_stack_send(uint8_t *frame, unsigned len)
         net_drop(NET_DROP_TX_FULL);
         return false;
     }
-    net_stack.c.tx_frames++;
+    /* The workload's thread sends the announcements, the network thread the rest. */
+    __atomic_fetch_add(&net_stack.c.tx_frames, 1, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -75,6 +76,12 @@ size_t net_counters_format(char *buf, size_t size)
             continue;
         n += (size_t)ksnprintf(buf + n, size - n, "%s %s %lu", any ? "," : "", drop_names[r],
                                (unsigned long)net_stack.c.dropped[r]);
+        any = true;
+    }
+    /* The layer's own drops: frames that never reached the stack. */
+    if (net_stack.dev && net_stack.dev->stats.rx_dropped && n < size) {
+        n += (size_t)ksnprintf(buf + n, size - n, "%s queue-full %lu", any ? "," : "",
+                               (unsigned long)net_stack.dev->stats.rx_dropped);
         any = true;
     }
     if (!any && n < size)

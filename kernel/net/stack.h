@@ -14,6 +14,7 @@
 
 #define NET_UDP_ECHO_PORT 7
 #define NET_UDP_COUNTERS_PORT 9
+#define NET_TIMED_EVERY 16
 
 /* Why a received frame went no further: one counter each. */
 enum net_drop {
@@ -45,6 +46,8 @@ struct net_counters {
     uint64_t rx_frames; /* handed to net_stack_input */
     uint64_t tx_frames; /* sent, replies and announcements */
     uint64_t arp_replies, echo_replies, udp_echoes, counter_replies;
+    uint64_t ticks; /* TSC ticks in net_stack_input, replies sent included, */
+    uint64_t timed; /* over this many frames, one in NET_TIMED_EVERY */
     uint64_t dropped[NET_DROP_COUNT];
 };
 
@@ -74,12 +77,15 @@ void net_stack_up(struct net_device *d, uint32_t ip, uint32_t gw);
 /* One received frame, which the stack may rewrite in place to reply. */
 void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len);
 
-/* From drivers/net.c: hands every queued frame to the stack, sleeping for
- * one first when block; the network thread's loop. Thread context. */
+/* From drivers/net.c: hands the queued frames to the stack, at most a
+ * queue's worth, sleeping for one first when block; the network thread's
+ * loop. Thread context. */
 void net_rx_drain(bool block);
 
 /* The counters line, "net: rx N frames, tx N, dropped: ...", as the
- * workload prints it and the counters service sends it. */
+ * workload prints it and the counters service sends it: each reason with
+ * drops, then queue-full, the frames the layer's receive queue had no
+ * room for. */
 size_t net_counters_format(char *buf, size_t size);
 
 /* A reason's name in the counters line, e.g. "ip-checksum". */

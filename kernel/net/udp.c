@@ -16,8 +16,10 @@ static uint16_t udp_sum(const uint8_t *frame, unsigned len)
     return csum_fold(csum_add(s, frame + NET_L4_OFFSET, len));
 }
 
-/* Swaps the ports, writes len bytes of datagram and its checksum, sends. */
-static bool udp_reply(uint8_t *frame, unsigned len)
+/* Swaps the ports, writes len bytes of datagram and its checksum, sends.
+ * An echo whose checksum was checked keeps it (keep_sum): with its ports
+ * and addresses swapped and its data as it came, the sum is the same. */
+static bool udp_reply(uint8_t *frame, unsigned len, bool keep_sum)
 {
     uint8_t *u = frame + NET_L4_OFFSET;
     uint16_t from = get16(u), sum;
@@ -26,6 +28,8 @@ static bool udp_reply(uint8_t *frame, unsigned len)
 
     put16(u, get16(u + 2));
     put16(u + 2, from);
+    if (keep_sum)
+        return ipv4_reply(frame, IP_PROTO_UDP, len);
     put16(u + 4, (uint16_t)len);
     put16(u + 6, 0);
     /* Our reply's pseudo-header: from our address to the sender's. */
@@ -89,7 +93,7 @@ static void counters_service(uint8_t *frame, unsigned data_len)
     /* Room for the line: an MTU's worth, whatever the request's size. */
     n = (unsigned)net_counters_format((char *)data, NET_MTU - IP_HLEN - UDP_HLEN - 1);
     data[n++] = '\n';
-    if (udp_reply(frame, UDP_HLEN + n))
+    if (udp_reply(frame, UDP_HLEN + n, false))
         net_stack.c.counter_replies++;
 }
 
@@ -108,7 +112,7 @@ void udp_input(uint8_t *frame, unsigned l4_len)
     }
     switch (get16(u + 2)) {
     case NET_UDP_ECHO_PORT:
-        if (udp_reply(frame, len))
+        if (udp_reply(frame, len, get16(u + 6) != 0))
             net_stack.c.udp_echoes++;
         break;
     case NET_UDP_COUNTERS_PORT:

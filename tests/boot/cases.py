@@ -1348,6 +1348,128 @@ CASES += [
          stderr=[r"^run: disk-check: the host found what the guest flushed wrong or unflushed$"]),
 ]
 
+# virtio-net natively (drivers/virtio_net.c) through tools/run --net: the
+# host's own client (tools/udpclient) sends 200 datagrams through QEMU's
+# forwarded port and checks every echo; the guest's verdict carries its
+# counts. Without EVENT_IDX the rings' flags say when to notify, and the
+# echo still comes back whole. net=on without --net has no card: one line.
+VIRTIO_NET = (r"^virtio-net: [0-9a-f]{2}:[0-9a-f]{2}\.[0-7], mac 52:54:00:12:34:56, features mac "
+              r"event_idx, \d+ receive and \d+ transmit entries, MSI-X vector 0x[0-9a-f]+$")
+NET_ECHOED = [r"^net: eth0 \(virtio-net\): MAC 52:54:00:12:34:56$",
+              r"^net: eth0 up at 10\.0\.2\.15: ",
+              r"^udpclient: sent 200, received 200, wrong 0, lost 0, rtt ",
+              r"^net: client sent 200, received 200, wrong 0, lost 0$"]
+_net = clean_boot("net-virtio", ["--net"], expect=[VIRTIO_NET] + NET_ECHOED)
+_net_flags = clean_boot("net-virtio-no-event-idx", ["--net"],
+                        expect=[VIRTIO_NET.replace(" event_idx", "")] + NET_ECHOED)
+_net_flags.update(cmdline="virtio.event_idx=off")
+# Full frames, 32 in flight: every echo fills a receive buffer, header
+# and 1514 bytes, and the receive ring is refilled under load.
+_net_full = clean_boot("net-virtio-full-frames",
+                       ["--net", "--net-size", "1472", "--net-window", "32", "--net-count", "1000"],
+                       expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
+                           r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                           r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Two CPUs: receive interrupts the CPU that probed the card, the stack's
+# thread and its transmits may run on the other.
+_net_smp = clean_boot("net-virtio-smp2",
+                      ["--smp", "2", "--net", "--net-window", "32", "--net-count", "1000"],
+                      expect=[r"^smp: 2 CPUs running$", VIRTIO_NET] + NET_ECHOED[:2] + [
+                          r"^udpclient: sent 1000, received 1000, wrong 0, lost 0, rtt ",
+                          r"^net: client sent 1000, received 1000, wrong 0, lost 0$"])
+# Under icount the idle guest's clock runs ahead of the host's: one
+# datagram at a time, 3000 of them, outlast 50 of its seconds, so the door
+# lets the guest wait as long as it may.
+_net_icount = clean_boot("net-virtio-icount",
+                         ["--icount", "--net", "--net-window", "1", "--net-count", "3000"],
+                         expect=[VIRTIO_NET, r"^net: eth0 up at 10\.0\.2\.15: .* waiting 86400 s ",
+                                 r"^udpclient: sent 3000, received 3000, wrong 0, lost 0, rtt ",
+                                 r"^net: client sent 3000, received 3000, wrong 0, lost 0$"])
+# A flood: 1024 full frames in flight, far more than the receive ring
+# and the layer's queue hold. What does not fit is dropped (QEMU's, the
+# layer's, counted), never a wrong byte, and the stack's thread still
+# gets the client's end through it.
+_net_flood = clean_boot("net-virtio-flood",
+                        ["--net", "--net-size", "1472", "--net-window", "1024",
+                         "--net-count", "10000"],
+                        expect=[VIRTIO_NET] + NET_ECHOED[:2] + [
+                            r"^udpclient: sent 10000, received [1-9]\d*, wrong 0, lost \d+, rtt ",
+                            r"^net: client sent 10000, received [1-9]\d*, wrong 0, lost \d+$",
+                            r"^net: eth0 \(virtio-net\): \d+ frames received, \d+ sent, \d+ "
+                            r"dropped with the receive queue full, 0 refused by the transport; "
+                            r"\d+ notifications, \d+ interrupts$"])
+CASES += [
+    _net,
+    _net_flags,
+    _net_full,
+    _net_smp,
+    _net_icount,
+    _net_flood,
+    dict(name="net-no-device", cmdline="net=on",
+         reject=[PASS, r"^virtio-net: ", r"^net: eth0 up"],
+         last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+]
+
+# The stack (kernel/net/) against a peer at the Ethernet layer
+# (tools/netpeer.py on QEMU's -netdev dgram socket, tools/run --net-peer):
+# one of each malformed frame is sent after the echoes, none may be
+# answered and each must be counted under its own reason; a flood of
+# echoes back to back is survived (what the queue or the card dropped is
+# counted, not answered wrong, and the guest still answers after it); and
+# the negative control, every reply's IP checksum wrong, which the peer
+# counts wrong and the guest's verdict says so. Without the client's end
+# the guest gives up at net.timeout with one line.
+NET_BAD = ["eth-short", "eth-not-ours", "eth-type", "arp-malformed", "arp-not-ours", "ip-header",
+           "ip-truncated", "ip-checksum", "ip-options", "ip-fragment", "ip-not-ours",
+           "ip-protocol", "icmp-checksum", "icmp-type", "udp-length", "udp-checksum", "udp-port",
+           "udp-request"]
+_net_frames = clean_boot("net-bad-frames", ["--net", "--net-peer", "frames", "--net-count", "20"],
+                         expect=[r"^netpeer: ARP: the guest answered for 10\.0\.2\.15 with "
+                                 r"52:54:00:12:34:56$",
+                                 r"^netpeer: echo: 20 pings and 20 UDP datagrams: 40 came back "
+                                 r"right, 0 wrong, 0 lost$",
+                                 r"^netpeer: bad frames: %d sent, 0 answered$" % len(NET_BAD),
+                                 r"^netpeer: bad frames: each of the %d counted once under its "
+                                 r"own reason$" % len(NET_BAD),
+                                 r"^net: client sent 40, received 40, wrong 0, lost 0$",
+                                 r"^net: rx \d+ frames, tx \d+, dropped: "
+                                 + ", ".join(r + " 1" for r in NET_BAD) + "$"])
+_net_flood = clean_boot("net-flood", ["--net", "--net-peer", "flood", "--net-count", "5000"],
+                        expect=[r"^netpeer: flood: 5000 UDP datagrams of 1028 bytes sent back to "
+                                r"back$",
+                                r"^netpeer: echo: 1 pings and 1 UDP datagrams: 2 came back right",
+                                r"^netpeer: after the flood, stats: net: rx \d+ frames",
+                                r"^net: client sent 5002, received \d+, wrong 0, lost \d+$"])
+_net_flood.update(timeout=90)
+# ARP's question: QEMU's user network answers for its gateway.
+_net_gw = clean_boot("net-gateway-arp", ["--net", "--net-count", "20"],
+                     expect=[r"^net: gateway 10\.0\.2\.2 is at 52:55:0a:00:02:02$",
+                             r"^net: client sent 20, received 20, wrong 0, lost 0$"])
+_net_gw.update(cmdline="net.gw=10.0.2.2")
+CASES += [
+    _net_frames,
+    _net_flood,
+    _net_gw,
+    dict(name="net-mutant-ip-checksum", args=["--net", "--net-peer", "frames", "--net-count", "5"],
+         cmdline="net.mutant=ip-checksum",
+         expect=[r"^net: eth0 up at 10\.0\.2\.15: .*\(net\.mutant=ip-checksum: ",
+                 r"^netpeer: echo: 5 pings and 5 UDP datagrams: 0 came back right, 10 wrong, 0 "
+                 r"lost$",
+                 r"^net: client sent 10, received 0, wrong 10, lost 0$"],
+         reject=[PASS, r"panic: ", r"trap: #"],
+         last_line=r"^patchbay: FAIL net: the client got 10 datagrams back wrong$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+    dict(name="net-no-end", args=["--net", "--net-count", "100000000"], cmdline="net.timeout=3",
+         expect=[r"^net: eth0 up at 10\.0\.2\.15: .*waiting 3 s for the client's end$",
+                 r"^net: rx \d+ frames, tx \d+, dropped: ",
+                 r"^patchbay: FAIL net: no client's end within 3 s$"],
+         reject=[PASS, r"panic: ", r"trap: #", r"^net: client sent"],
+         # The client, still sending, is stopped after the verdict and says so.
+         last_line=r"^udpclient: still running when the run ended, stopped$",
+         status="fail", timeout=NATIVE_TIMEOUT),
+]
+
 # blkfront (xen/blkfront.c) against Linux dom0's blkback, through the domU
 # door: the disk workload PV (persistent grants) and PVH (grants per
 # request), each with the host's check of the file; and what ends a run

@@ -55,6 +55,12 @@ FUZZ_SRCS_pvemit := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c x
 FUZZ_TARGETS += blkif_response
 FUZZ_SRCS_blkif_response := xen/blkif_response.c
 
+# Every parser of a received frame, through the stack's one entry, with a
+# fake device checking each frame it sends.
+FUZZ_TARGETS += net_input
+FUZZ_SRCS_net_input := kernel/net/stack.c kernel/net/ethernet.c kernel/net/arp.c kernel/net/ipv4.c \
+	kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/printf.c
+
 FUZZ_TIME ?= 120
 FUZZ_TEST_TIME ?= 4
 FUZZ_MIN_INPUTS ?= 1000000
@@ -64,6 +70,8 @@ FUZZ_ARGS ?=
 # bytes: longer inputs only slow the search down.
 FUZZ_ARGS_cmdline := -max_len=1024
 FUZZ_ARGS_bench_select := -max_len=1024
+# A fix-up byte and an Ethernet frame without its FCS.
+FUZZ_ARGS_net_input := -max_len=1515
 
 # Debian's clang carries libFuzzer (libclang-rt-14-dev, from tools/setup).
 FUZZ_CC ?= clang

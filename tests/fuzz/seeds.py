@@ -265,9 +265,63 @@ def blkif_response():
     }
 
 
+GUEST_MAC = bytes.fromhex("525400123456")
+PEER_MAC = bytes.fromhex("52550a000202")
+GUEST_IP, PEER_IP = bytes([10, 0, 2, 15]), bytes([10, 0, 2, 2])
+
+
+def inet_sum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return struct.pack("!H", ~s & 0xffff)
+
+
+def ipv4(proto, l4, flags=0x4000, ihl=5, total=None, dst=GUEST_IP):
+    opts = b"\0" * (4 * ihl - 20)
+    h = (bytes([0x40 | ihl, 0]) + struct.pack("!HHH", total or 4 * ihl + len(l4), 0x1234, flags)
+         + bytes([64, proto]) + b"\0\0" + PEER_IP + dst + opts)
+    h = h[:10] + inet_sum(h) + h[12:]
+    return GUEST_MAC + PEER_MAC + b"\x08\x00" + h + l4
+
+
+def udp(port, data):
+    u = struct.pack("!HHHH", 40000, port, 8 + len(data), 0) + data
+    pseudo = PEER_IP + GUEST_IP + struct.pack("!BBH", 0, 17, len(u))
+    return ipv4(17, u[:6] + inet_sum(pseudo + u) + u[8:])
+
+
+def ping(data):
+    m = struct.pack("!BBHHH", 8, 0, 0, 0xbeef, 1) + data
+    return ipv4(1, m[:2] + inet_sum(m) + m[4:])
+
+
+def arp(op, tpa):
+    return (b"\xff" * 6 + PEER_MAC + b"\x08\x06" + struct.pack("!HHBBH", 1, 0x0800, 6, 4, op)
+            + PEER_MAC + PEER_IP + b"\0" * 6 + tpa + b"\0" * 18)
+
+
+def net_input():
+    """A fix-up byte (0: the frame as it is), then a frame a peer sends."""
+    return {
+        "ping": b"\0" + ping(bytes(range(56))),
+        "udp_echo": b"\0" + udp(7, b"\0\0\0\1" + bytes(range(60))),
+        "stats": b"\0" + udp(9, b"stats"),
+        "end": b"\0" + udp(9, b"end sent=10 received=10 wrong=0 lost=0\n"),
+        "arp_request": b"\0" + arp(1, GUEST_IP),
+        "arp_reply": b"\0" + arp(2, GUEST_IP),
+        "fragment": b"\0" + ipv4(17, b"\0" * 16, flags=0x2000),
+        "options": b"\0" + ipv4(1, b"\0" * 16, ihl=6),
+        "truncated": b"\0" + ipv4(17, b"\0" * 16, total=200),
+        "fix_me": b"\x07" + ipv4(17, struct.pack("!HHHH", 1, 7, 12, 0) + b"abcd"),
+    }
+
+
 def main():
     for name in ("cmdline", "boot_info", "mb2", "pvh", "acpi", "xen_start_info", "pv_site",
-                 "bench_select", "pvemit", "blkif_response"):
+                 "bench_select", "pvemit", "blkif_response", "net_input"):
         write(name, globals()[name]())
 
 

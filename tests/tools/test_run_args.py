@@ -16,12 +16,20 @@ traced, FILE:ro and --disk-ro make it read-only, and --disk-new's SIZE
 must be whole 4 KiB blocks. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
 listens on, an hour's time-out unless --timeout says otherwise, and is
 refused with --linux and --pvh; a QEMU that gdb killed is named in the
-verdict. The verdicts
+verdict. --net gives the native door's QEMU a virtio-net card with two
+UDP ports forwarded to the guest, adds the kernel's net words the command
+line lacks (under --icount the longest wait), hands the client its count,
+size and window, starts it on the guest's up line and shows its lines
+whole; twice, on another door, without the client, or with a client
+option out of its range or without --net, it is refused;
+--net-peer puts the card on a datagram socket to tools/netpeer.py instead,
+and needs --net. The verdicts
 read from Xen's lines (recorded from real runs) name what Xen printed: a
 PV or HVM crash, an HVM triple fault, and the HVM support a PVH guest
 lacks. Ends with "N passed, N failed"."""
 
 import os
+import selectors
 import subprocess
 import sys
 import tempfile
@@ -367,6 +375,99 @@ def check_disk_drive(run, args):
     refused(["--disk", "f.img", "--disk-new", "4X"], "--disk-new 4X: not a size")
 
 
+def check_net(run, run_net, args):
+    """--net: natively (or under --domu, check_domu_net), once, with the
+    client built; the kernel's words unless the command line sets them; QEMU's card with both ports forwarded
+    to the guest's address; the client started by the guest's up line, its
+    lines shown between the guest's, and a silent end named."""
+    refused(["--net", "--net"], "--net given 2 times: the guest has one network card")
+    for door in (["--iso"], ["--xen"], ["--linux"]):
+        refused(door + ["--net"],
+                "--net is not supported with %s (only natively and with --domu)" % door[0])
+    refused(["--net-count", "5"], "--net-count applies to --net only")
+    refused(["--net-size", "64", "--net-window", "2"],
+            "--net-size and --net-window apply to --net only")
+    refused(["--net", "--net-count", "0"], "--net-count must be from 1 to 100000000, not 0")
+    refused(["--net", "--net-size", "1473"], "--net-size must be from 8 to 1472, not 1473")
+    refused(["--net", "--net-window", "0"], "--net-window must be from 1 to 4096, not 0")
+    a = args("--net")
+    check("--net: net=on net.ip=10.0.2.15 net.timeout=50 on the command line; 200 "
+          "datagrams of 64 bytes, 8 in flight",
+          a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50"
+          and (a.net_count, a.net_size, a.net_window) == (200, 64, 8), a.cmdline)
+    a = args("--net", "--icount")
+    check("--net --icount: the guest waits as long as it may (its idle clock runs ahead)",
+          a.cmdline == "tsc.icount net=on net.ip=10.0.2.15 net.timeout=86400", a.cmdline)
+    a = args("--net", "--timeout", "90", "--net-count", "7", "--net-size", "1472",
+             "--net-window", "64", "--", "net.ip=10.0.2.99 x")
+    a.echo_port, a.counters_port = 5555, 5556
+    words = run.net_qemu_args(a)
+    check("--net, the user's net.ip: kept, and the ports forwarded to it",
+          a.cmdline == "net=on net.timeout=80 net.ip=10.0.2.99 x"
+          and words == ["-netdev", "user,id=pbnet,hostfwd=udp:127.0.0.1:5555-10.0.2.99:7,"
+                        "hostfwd=udp:127.0.0.1:5556-10.0.2.99:9",
+                        "-device", "virtio-net-pci,netdev=pbnet,disable-legacy=on"]
+          and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7", "--size",
+                                                "1472", "--window", "64", "--end-port", "5556"],
+          (a.cmdline, words))
+    refused(["--net-peer", "frames"], "--net-peer applies to --net only")
+    a = args("--net", "--net-peer", "frames", "--net-count", "3")
+    a.echo_port, a.counters_port = 5555, 5556
+    peer = run_net.client_command(a)
+    check("--net-peer frames: QEMU's card on a datagram socket to tools/netpeer.py's port",
+          run.net_qemu_args(a) == [
+              "-netdev", "dgram,id=pbnet,local.type=inet,local.host=127.0.0.1,local.port=5555,"
+              "remote.type=inet,remote.host=127.0.0.1,remote.port=5556",
+              "-device", "virtio-net-pci,netdev=pbnet,disable-legacy=on"]
+          and peer[1].endswith("tools/netpeer.py")
+          and peer[2:] == ["frames", "--port", "5556", "--guest-port", "5555", "--guest-ip",
+                           "10.0.2.15", "--count", "3"], (run.net_qemu_args(a), peer))
+    with tempfile.TemporaryDirectory() as work:
+        qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
+        check("no --net: no card, no net= words", "-netdev" not in qemu
+              and "net=" not in args().cmdline, qemu)
+        env = dict(os.environ, BUILD=work)
+        p = subprocess.run([sys.executable, RUN, "--net", "--image", RUN], env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        check("--net without the client built: one line, status 2",
+              p.returncode == 2 and p.stderr == "run: %s/host/udpclient not found; build it "
+              "with make udpclient (--net runs it as the guest's peer)\n" % work and not p.stdout,
+              "status %d, stderr %r" % (p.returncode, p.stderr))
+        os.makedirs(os.path.join(work, "host"))
+        client = os.path.join(work, "host", "udpclient")
+        for script, want in (
+                ("echo \"udpclient: sent to $1:$2, end to ${10}\"",
+                 b"udpclient: sent to 127.0.0.1:8, end to 9\n"),
+                ("exit 3", b"udpclient: exited with status 3 without its counts\n")):
+            with open(client, "w") as f:
+                f.write("#!/bin/sh\n%s\n" % script)
+            os.chmod(client, 0o755)
+            os.environ["BUILD"] = work
+            try:
+                a = args("--net")
+                a.echo_port, a.counters_port = 8, 9
+                shown = Shown()
+                c = run_net.NetClient(a, shown)
+                with selectors.DefaultSelector() as sel:
+                    for data in (b"net: registered\n",
+                                 b"net: eth0 up at 10.0.2.15: UDP echo\nnet: par"):
+                        shown.write(data)
+                        c.guest_wrote(data, sel)
+                        started = c.proc is not None
+                    while sel.get_map():
+                        sel.select(10)
+                        c.read(sel)
+                    held = shown.data
+                    shown.write(b"tial\n")
+                    c.guest_wrote(b"tial\n", sel)
+                c.stop()
+            finally:
+                os.environ.pop("BUILD")
+            check("--net, a client that says %r: started on the up line, shown after the "
+                  "guest's line" % script, started and held.endswith(b"net: par")
+                  and shown.data.endswith(b"net: partial\n" + want), shown.data)
+
+
 def check_disk(run, run_domu, args):
     """--disk FILE: every door gives QEMU FILE as the same traced virtio
     disk (dom0's under --domu, with the disk archive), the xl config hands
@@ -422,7 +523,7 @@ def check_disk(run, run_domu, args):
           shown.data == b"domu-door: disk xvda backend ready (blkback, InitWait)\n", shown.data)
 
 
-def check_net(run_domu, args):
+def check_domu_net(run_domu, args):
     """--domu --net: the kernel's net words unless given (and net.timeout
     under a plan, which gets 30 s more a step), the vif in the xl config,
     NET in dom0's params, the disk archive (the hotplug scripts) and the
@@ -433,7 +534,7 @@ def check_net(run_domu, args):
           a.cmdline == "net=on net.ip=10.0.0.2", a.cmdline)
     a = args("--domu", "--net", "--", "net.ip=10.0.0.9 x=1")
     check("--domu --net -- net.ip=...: the user's address, not the door's",
-          a.cmdline == "net.ip=10.0.0.9 x=1 net=on", a.cmdline)
+          a.cmdline == "net=on net.ip=10.0.0.9 x=1", a.cmdline)
     a = args("--domu", "--net", "--lifecycle", "save-restore,move")
     check("--net --lifecycle save-restore,move: 30 s more a step, 90 + 2 * 60 s, net.timeout too",
           a.timeout == 210 and "net.timeout=210" in a.cmdline.split(), str((a.timeout, a.cmdline)))
@@ -442,12 +543,16 @@ def check_net(run_domu, args):
           config.endswith(b'\nvif = [ "bridge=xenbr0,mac=00:16:3e:0a:00:02" ]\n'), config)
     check("no --net: no vif", b"vif" not in run_domu.domu_config(args("--domu")))
     params = run_domu.domu_params(args("--domu", "--net"))
-    check("--net: NET=1, the addresses, 200 datagrams 10 ms apart in dom0's params",
+    check("--net: NET=1, the addresses, 200 datagrams of 64 bytes, 8 in flight, 10 ms apart",
           params == b"EXIT_PORT=244\nNET=1\nNET_HOST=10.0.0.1\nNET_GUEST=10.0.0.2\n"
-          b"NET_COUNT=200\nNET_INTERVAL_MS=10\n", params)
+          b"NET_COUNT=200\nNET_SIZE=64\nNET_WINDOW=8\nNET_INTERVAL_MS=10\n", params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-count", "5", "--net-size",
+                                       "1472", "--net-window", "2"))
+    check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
+          b"NET_COUNT=5\nNET_SIZE=1472\nNET_WINDOW=2\n" in params, params)
     params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
     check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
-          b"NET_COUNT=1000000\nNET_INTERVAL_MS=20\n" in params, params)
+          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
@@ -464,7 +569,8 @@ def check_net(run_domu, args):
                 initrd = f.read()
         check("--net: the disk archive (hotplug scripts) and the network archive, then the run's",
               initrd == b"BASE" + b"DISK!\0\0\0" + b"NET\0" + b"OVERLAY", initrd)
-    refused(["--net"], "--net applies to --domu only")
+    refused(["--domu", "--net", "--net-peer", "frames"],
+            "--net-peer frames needs the native door: under --domu the peers are dom0's")
 
     shown = Shown()
     stream = run_domu.DomuConsole(shown, False, None)
@@ -519,6 +625,7 @@ def main():
     run = load_tool("run")
     import run_domu
     import run_gdb
+    import run_net
     import run_xen
 
     def args(*argv):
@@ -650,8 +757,9 @@ def main():
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
     check_disk(run, run_domu, args)
-    check_net(run_domu, args)
+    check_domu_net(run_domu, args)
     check_disk_drive(run, args)
+    check_net(run, run_net, args)
 
     sys.exit(summary())
 

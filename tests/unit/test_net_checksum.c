@@ -15,7 +15,7 @@ static void test_rfc1071_example(void **state)
     static const uint8_t b[] = {0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7};
 
     (void)state;
-    assert_int_equal(csum_add(0, b, sizeof(b)), 0x2ddf0);
+    assert_int_equal(csum_add(0, b, sizeof(b)) % 0xffff, 0x2ddf0 % 0xffff);
     assert_int_equal(csum_fold(csum_add(0, b, sizeof(b))), (uint16_t)~0xddf2);
 }
 
@@ -36,14 +36,15 @@ static void test_ipv4_header(void **state)
 }
 
 /* An odd last byte counts as the high byte of a word padded with zero,
- * and chained pieces sum as the whole does. */
+ * and chained pieces sum as the whole does (sums compare modulo 0xffff,
+ * where ones' complement sums agree). */
 static void test_odd_length_and_chaining(void **state)
 {
     static const uint8_t b[] = {0x12, 0x34, 0x56, 0x78, 0x9a};
 
     (void)state;
-    assert_int_equal(csum_add(0, b, 5), 0x1234 + 0x5678 + 0x9a00);
-    assert_int_equal(csum_add(csum_add(0, b, 2), b + 2, 3), csum_add(0, b, 5));
+    assert_int_equal(csum_add(0, b, 5) % 0xffff, (0x1234 + 0x5678 + 0x9a00) % 0xffff);
+    assert_int_equal(csum_add(csum_add(0, b, 2), b + 2, 3) % 0xffff, csum_add(0, b, 5) % 0xffff);
 }
 
 /* Sums past 32 bits fold their carries back in. */
@@ -65,12 +66,34 @@ static void test_pseudo_header(void **state)
                      0x0a00 + 0x0202 + 0x0a00 + 0x020f + 17 + 13);
 }
 
+/* Every length and alignment up to 40 bytes against the sum done one
+ * big-endian word at a time, as RFC 1071 defines it. */
+static void test_every_length_and_alignment(void **state)
+{
+    uint8_t b[48];
+
+    (void)state;
+    for (unsigned i = 0; i < sizeof(b); i++)
+        b[i] = (uint8_t)(i * 37 + 201);
+    for (unsigned off = 0; off < 8; off++) {
+        for (unsigned len = 0; len <= 40; len++) {
+            uint32_t want = 0;
+            for (unsigned i = 0; i < len; i += 2)
+                want += (uint32_t)(b[off + i] << 8 | (i + 1 < len ? b[off + i + 1] : 0));
+            assert_int_equal(csum_fold(csum_add(0, b + off, len)), csum_fold(want));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rfc1071_example),         cmocka_unit_test(test_ipv4_header),
-        cmocka_unit_test(test_odd_length_and_chaining), cmocka_unit_test(test_long_runs_of_ones),
+        cmocka_unit_test(test_rfc1071_example),
+        cmocka_unit_test(test_ipv4_header),
+        cmocka_unit_test(test_odd_length_and_chaining),
+        cmocka_unit_test(test_long_runs_of_ones),
         cmocka_unit_test(test_pseudo_header),
+        cmocka_unit_test(test_every_length_and_alignment),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,7 @@ void panic(const char *fmt, ...)
 /* ---- The fake transport and stack. */
 
 static int transmitted, kicks, room = 1000;
+static int sent_at_first_kick = -1; /* frames transmitted before the first kick */
 static struct net_device dev;
 
 static bool fake_transmit(struct net_device *d, const void *frame, unsigned len)
@@ -94,22 +95,33 @@ static bool fake_transmit(struct net_device *d, const void *frame, unsigned len)
 static void fake_kick(struct net_device *d)
 {
     assert_true(spin_is_locked(&d->tx_lock));
-    kicks++;
+    if (kicks++ == 0)
+        sent_at_first_kick = transmitted;
 }
 
 static const struct net_transport fake = {
     .name = "fake", .transmit = fake_transmit, .kick = fake_kick};
 
-/* The stack: records each frame's first byte, and replies to each. */
-static uint8_t seen[2 * QUEUE];
+static void receive(uint8_t tag, unsigned len);
+
+/* The stack: records each frame's first byte, checks the rest, and
+ * replies to each. */
+static uint8_t seen[4 * QUEUE];
 static unsigned nr_seen;
+static unsigned arrivals; /* frames the stack's fake makes arrive meanwhile */
 
 void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len)
 {
     assert_ptr_equal(d, &dev);
     assert_true(len >= 1 && len <= NET_FRAME_MAX);
     seen[nr_seen++] = frame[0];
+    for (unsigned i = 1; i < len; i++) /* copied whole, every byte */
+        assert_int_equal(frame[i], (uint8_t)(frame[0] + i * 7));
     assert_true(net_transmit(d, frame, len));
+    if (arrivals) { /* another frame arrives while this one is handled */
+        arrivals--;
+        receive((uint8_t)nr_seen, 60);
+    }
 }
 
 static void fake_probe(void)
@@ -121,8 +133,8 @@ static void receive(uint8_t tag, unsigned len)
 {
     uint8_t frame[NET_FRAME_MAX + 1];
 
-    memset(frame, 0, sizeof(frame));
-    frame[0] = tag;
+    for (unsigned i = 0; i < sizeof(frame); i++)
+        frame[i] = (uint8_t)(tag + i * 7);
     net_receive(&dev, frame, len);
 }
 
@@ -133,6 +145,8 @@ static int setup(void **state)
     memset(&dev.stats, 0, sizeof(dev.stats));
     nr_seen = 0;
     transmitted = kicks = wakes = 0;
+    arrivals = 0;
+    sent_at_first_kick = -1;
     room = 1000;
     return 0;
 }
@@ -150,12 +164,15 @@ static void test_probe_register_first(void **state)
     assert_int_equal(threads, 1);
 }
 
-/* Frames reach the stack in order, each copied whole. */
+/* Frames reach the stack in order, each copied whole, whatever its
+ * length. */
 static void test_receive_in_order(void **state)
 {
+    static const unsigned lens[] = {1, 60, 61, 1513, NET_FRAME_MAX};
+
     (void)state;
     for (uint8_t i = 1; i <= 5; i++)
-        receive(i, 60);
+        receive(i, lens[i - 1]);
     assert_int_equal(wakes, 5);
     assert_int_equal(nr_seen, 0); /* nothing before the thread drains */
     net_rx_drain(true);
@@ -210,6 +227,20 @@ static void test_one_kick_per_pass(void **state)
     assert_int_equal(kicks, 1);
 }
 
+/* Under a flood the queue never empties: a pass still ends after a
+ * queue's worth, and its replies leave. */
+static void test_pass_ends_under_a_flood(void **state)
+{
+    (void)state;
+    receive(0, 60);
+    arrivals = 3 * QUEUE;
+    while (nr_seen < 3 * QUEUE + 1)
+        net_rx_drain(false);
+    assert_int_equal(sent_at_first_kick, QUEUE);
+    assert_true(kicks >= 3);
+    assert_int_equal(dev.stats.rx_dropped, 0);
+}
+
 /* Unplugged, every frame is kicked; a refusal is counted, not kicked. */
 static void test_transmit_unplugged_and_refused(void **state)
 {
@@ -254,6 +285,7 @@ int main(void)
         cmocka_unit_test_setup(test_queue_bound, setup),
         cmocka_unit_test_setup(test_oversized_frame, setup),
         cmocka_unit_test_setup(test_one_kick_per_pass, setup),
+        cmocka_unit_test_setup(test_pass_ends_under_a_flood, setup),
         cmocka_unit_test_setup(test_transmit_unplugged_and_refused, setup),
         cmocka_unit_test_setup(test_plug_nests, setup),
     };

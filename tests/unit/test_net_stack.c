@@ -190,6 +190,15 @@ static void test_arp_announce(void **state)
     assert_int_equal(get32(a + 24), GUEST_IP);
 }
 
+/* A transport announces after every move, up or not: down, nothing. */
+static void test_arp_announce_while_down(void **state)
+{
+    (void)state;
+    net_stack.up = false;
+    assert_false(arp_announce());
+    assert_int_equal(nr_sent, 0);
+}
+
 /* Eight entries, replaced oldest first; learning an address again
  * updates its entry in place. */
 static void test_arp_cache_replacement(void **state)
@@ -474,6 +483,62 @@ static void test_tx_full(void **state)
     assert_int_equal(net_stack.c.echo_replies, 0);
 }
 
+/* ---- Real frames: QEMU's user network (its own IP stack, slirp) as the
+ * guest's card received them, taken from a filter-dump of a tools/run
+ * --net run: its ARP reply for the gateway (padded to 60 bytes), a
+ * datagram of the host's udpclient to the echo port, and its end. */
+
+static const uint8_t qemu_arp_reply[] = {
+    0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02, 0x08, 0x06, 0x00, 0x01,
+    0x08, 0x00, 0x06, 0x04, 0x00, 0x02, 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02, 0x0a, 0x00, 0x02, 0x02,
+    0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 0x0a, 0x00, 0x02, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+static const uint8_t qemu_udp_echo[] = {
+    0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02, 0x08, 0x00, 0x45, 0x00,
+    0x00, 0x5c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x62, 0x81, 0x0a, 0x00, 0x02, 0x02, 0x0a, 0x00,
+    0x02, 0x0f, 0xce, 0x76, 0x00, 0x07, 0x00, 0x48, 0xac, 0x61, 0x00, 0x00, 0x00, 0x00, 0x99, 0xfb,
+    0x90, 0x8f, 0xc2, 0x7e, 0xdd, 0x2a, 0x33, 0xd3, 0x10, 0xeb, 0x3f, 0x33, 0xf3, 0x6b, 0x47, 0x94,
+    0x09, 0x27, 0x45, 0x50, 0xcf, 0x06, 0xbc, 0xa0, 0x89, 0x33, 0x61, 0xda, 0xc7, 0xbc, 0x87, 0x6a,
+    0xba, 0xec, 0x4b, 0x92, 0x38, 0x68, 0x83, 0xe1, 0x90, 0x0c, 0x67, 0x75, 0x0f, 0x83, 0xfd, 0xf0,
+    0x4f, 0xa8, 0x46, 0x3b, 0x43, 0xa0, 0x2a, 0xfd, 0x02, 0xb4};
+
+static const uint8_t qemu_udp_end[] = {
+    0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02, 0x08, 0x00, 0x45, 0x00,
+    0x00, 0x41, 0x00, 0x03, 0x00, 0x00, 0x40, 0x11, 0x62, 0x99, 0x0a, 0x00, 0x02, 0x02, 0x0a, 0x00,
+    0x02, 0x0f, 0xce, 0x76, 0x00, 0x09, 0x00, 0x2d, 0x92, 0x13, 0x65, 0x6e, 0x64, 0x20, 0x73, 0x65,
+    0x6e, 0x74, 0x3d, 0x33, 0x20, 0x72, 0x65, 0x63, 0x65, 0x69, 0x76, 0x65, 0x64, 0x3d, 0x33, 0x20,
+    0x77, 0x72, 0x6f, 0x6e, 0x67, 0x3d, 0x30, 0x20, 0x6c, 0x6f, 0x73, 0x74, 0x3d, 0x30, 0x0a};
+
+static void test_real_frames(void **state)
+{
+    const uint8_t *u = sent[0] + NET_L4_OFFSET;
+    uint8_t mac[NET_ETH_ALEN];
+
+    (void)state;
+    memcpy(f, qemu_arp_reply, sizeof(qemu_arp_reply));
+    net_stack_input(&dev, f, sizeof(qemu_arp_reply));
+    assert_true(arp_lookup(PEER_IP, mac));
+    assert_memory_equal(mac, peer_mac, 6);
+    memcpy(f, qemu_udp_echo, sizeof(qemu_udp_echo));
+    net_stack_input(&dev, f, sizeof(qemu_udp_echo));
+    assert_int_equal(nr_sent, 1);
+    assert_int_equal(sent_len[0], sizeof(qemu_udp_echo));
+    assert_ip_reply(sent[0], IP_PROTO_UDP, sizeof(qemu_udp_echo) - NET_L4_OFFSET);
+    /* Ports and addresses swapped leave the sum as it was: slirp's. */
+    assert_int_equal(get16(u + 6), get16(qemu_udp_echo + NET_L4_OFFSET + 6));
+    assert_memory_equal(u + UDP_HLEN, qemu_udp_echo + NET_L4_OFFSET + UDP_HLEN,
+                        sizeof(qemu_udp_echo) - NET_L4_OFFSET - UDP_HLEN);
+    memcpy(f, qemu_udp_end, sizeof(qemu_udp_end));
+    net_stack_input(&dev, f, sizeof(qemu_udp_end));
+    assert_true(net_stack.ended);
+    assert_int_equal(net_stack.report.sent, 3);
+    assert_int_equal(net_stack.report.received, 3);
+    assert_int_equal(net_stack.report.lost, 0);
+    for (unsigned i = 0; i < NET_DROP_COUNT; i++)
+        assert_int_equal(net_stack.c.dropped[i], 0);
+}
+
 /* ---- Addresses and the counters line */
 
 static void test_parse_ip4(void **state)
@@ -504,6 +569,11 @@ static void test_counters_line(void **state)
     net_stack.c.dropped[NET_DROP_UDP_PORT] = 1;
     net_counters_format(line, sizeof(line));
     assert_string_equal(line, "net: rx 12 frames, tx 3, dropped: ip-checksum 2, udp-port 1");
+    dev.stats.rx_dropped = 5; /* the layer's, before the stack saw them */
+    net_counters_format(line, sizeof(line));
+    assert_string_equal(
+        line, "net: rx 12 frames, tx 3, dropped: ip-checksum 2, udp-port 1, queue-full 5");
+    dev.stats.rx_dropped = 0;
     net_counters_format(line, 20); /* cut short, still a string */
     assert_int_equal(strlen(line), 19);
 }
@@ -518,6 +588,7 @@ int main(void)
         cmocka_unit_test_setup(test_arp_malformed, setup),
         cmocka_unit_test_setup(test_arp_reply_fills_cache, setup),
         cmocka_unit_test_setup(test_arp_announce, setup),
+        cmocka_unit_test_setup(test_arp_announce_while_down, setup),
         cmocka_unit_test_setup(test_arp_cache_replacement, setup),
         cmocka_unit_test_setup(test_ip_bad_checksum, setup),
         cmocka_unit_test_setup(test_ip_options, setup),
@@ -535,6 +606,7 @@ int main(void)
         cmocka_unit_test_setup(test_udp_counters_end, setup),
         cmocka_unit_test_setup(test_udp_counters_bad_requests, setup),
         cmocka_unit_test_setup(test_tx_full, setup),
+        cmocka_unit_test_setup(test_real_frames, setup),
         cmocka_unit_test_setup(test_parse_ip4, setup),
         cmocka_unit_test_setup(test_counters_line, setup),
     };

@@ -4,6 +4,7 @@
 #include "arch/x86/native/patch.h"
 #include "arch/x86/serial.h"
 #include "drivers/block.h"
+#include "drivers/net.h"
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "pv/lock_ops.h"
@@ -62,6 +63,7 @@ void native_install(void)
      * are calibrated before anything can read them. */
     native_time_init();
     pv_time_ops = (struct pv_time_ops)PV_TABLE(native, time);
-    /* Disks: virtio-blk on the PCI bus. */
+    /* Disks and network cards: virtio-blk and virtio-net on the PCI bus. */
     block_add_probe(virtio_blk_probe);
+    net_add_probe(virtio_net_probe);
 }
