@@ -1247,6 +1247,89 @@ CASES += [
          stderr=[r"^run: " + LIFECYCLE_DEAF], timeout=90),
 ]
 
+# The domU door's network (tools/run --domu --net): dom0's netback on the
+# bridge xenbr0, xl's vif-bridge hotplug script, netfront in the guest.
+# Once the guest is up dom0 pings it five times and runs the UDP client
+# (200 datagrams), whose end datagram ends the guest's run; the guest's
+# verdict counts what the client saw. The client's lines may come after
+# the guest's verdict. Under a lifecycle plan the client sends all
+# through it: each resume reconnects to the new backend and grants the
+# receive buffers again; datagrams sent while the guest is away are lost,
+# none may come back wrong. Without --net there is no vif: one FAIL line.
+NET_CONNECTED = (r"^netfront: device/vif/0 connected to /local/domain/0/backend/vif/1/0 \(domain "
+                 r"0\): port \d+, mac 00:16:3e:0a:00:02, 256 receive buffers posted$")
+NET_UP = r"^net: eth0 up at 10\.0\.0\.2: "
+NET_PINGED = r"^net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss$"
+NET_CLIENT = r"^net-door: udpclient: sent (\d+), received (\d+), wrong 0, lost (\d+), rtt "
+NET_REPORT = r"^net: client sent (\d+), received (\d+), wrong 0, lost (\d+)$"
+NET_RECONNECTED = (r"^netfront: device/vif/0 reconnected to /local/domain/0/backend/vif/%d/0: "
+                   r"port \d+, %s, frames in flight at the suspend lost: \d+$")
+
+
+def net_counts_agree(text):
+    """The guest's report of the client's end says what the client printed,
+    and every datagram sent is either received or lost."""
+    client = re.search(NET_CLIENT, text, re.MULTILINE)
+    report = re.search(NET_REPORT, text, re.MULTILINE)
+    if not client or not report:
+        return "no client line or no report of it"
+    if client.groups() != report.groups():
+        return "the client printed %s, the guest reported %s" % (client.groups(), report.groups())
+    sent, received, lost = (int(n) for n in client.groups())
+    if sent != received + lost:
+        return "sent %d is not received %d plus lost %d" % (sent, received, lost)
+    return None
+
+
+def net_boot(name, args, method, steps=(), expect=()):
+    """A domU answering dom0's ping and UDP client, through a plan of steps
+    if any, and passing with no datagram wrong and none lost after the
+    last outage."""
+    plan = ["--lifecycle", ",".join(steps)] if steps else []
+    timeout = 2 * run_domu.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
+    return dict(name=name, args=args + ["--net"] + plan,
+                expect=[r"^patchbay: booting via " + method + "$", NET_CONNECTED, NET_UP,
+                        NET_PINGED, NET_CLIENT, NET_REPORT, PASS] + list(expect),
+                reject=CLEAN + [r"^net-door: udpclient: outage: .*, to the end$"],
+                check=net_counts_agree, timeout=timeout)
+
+
+CASES += [
+    net_boot("domu-net-pv", ["--domu"], "xen-pv",
+             expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    net_boot("domu-net-pvh", PVH_DOMU, "xen-pvh",
+             expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    dict(name="domu-net-no-backend", args=["--domu"], cmdline="net=on",
+         expect=[r"^netfront: no network: no vif in xenstore$"],
+         reject=[PASS, r"^netfront: device/"],
+         last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
+         status="fail", timeout=DOMU_TIMEOUT),
+    net_boot("domu-net-lifecycle-pv", ["--domu"], "xen-pv", ["save-restore", "move"],
+             expect=[LIFECYCLE_STEP % (1, 2, "save-restore", 1, 2, LIFECYCLE_MOVED["save-restore"]),
+                     LIFECYCLE_STEP % (2, 2, "move", 2, 3, LIFECYCLE_MOVED["move"]),
+                     NET_RECONNECTED % (2, "receive buffers granted again"),
+                     NET_RECONNECTED % (3, "receive buffers granted again"),
+                     r"^net-door: udpclient: outage: \d+ lost in a row \(datagrams \d+-\d+\), "
+                     r"unanswered for \d+ ms$",
+                     r"^lifecycle: resumed 2 times, domains 1 2 3$"]),
+    # The control: after the resume the new backend has no receive
+    # buffers, so nothing reaches the guest again, the client's end
+    # included; the stream's echoes stop and the guest's wait for the end
+    # runs out.
+    dict(name="domu-net-lifecycle-no-regrant",
+         args=["--domu", "--net", "--lifecycle", "save-restore"],
+         cmdline="netfront.mutant=no-regrant net.timeout=100",
+         expect=[NET_UP, NET_RECONNECTED % (2, r"no receive buffers granted "
+                                              r"\(netfront.mutant=no-regrant\)"),
+                 r"^net-door: udpclient: sent \d+, received \d+, wrong 0, lost [1-9]\d*, ",
+                 r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+\), "
+                 r"to the end$",
+                 r"^net-door: udpclient: the guest did not answer the end$"],
+         reject=[PASS, r"^net: client sent "],
+         last_line=r"^patchbay: FAIL net: no client's end within 100 s$", status="fail",
+         timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
+]
+
 # The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault
 # points and doors are defined further up) already check these points
 # in more detail (and, like every case, one verdict line): not booted twice.

@@ -56,6 +56,10 @@ UNIT_SRCS_xen_xenbus_state := xen/xenbus_state.c
 UNIT_TESTS += xen_blkif
 UNIT_SRCS_xen_blkif := xen/blkif_response.c
 
+# netfront's check of each receive response.
+UNIT_TESTS += xen_netif
+UNIT_SRCS_xen_netif := xen/netif_response.c
+
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c
 
