@@ -107,6 +107,7 @@ static struct blkfront {
     grant_ref_t seg_page_ref[SLOTS];       /* persistent: as pool_ref */
     uint64_t seq;
     bool suspended; /* from a suspend until the reconnect: requests wait in shadow */
+    unsigned epoch; /* suspends so far: the watchdog's answers are of one epoch */
     uint64_t malformed;
     uint64_t progress_ns; /* the last response, or the submit that found the ring idle */
     bool gone;            /* the backend left Connected: every request fails */
@@ -467,17 +468,33 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
  * Closed first: a failure wakes its owner, whose exit may want xenstore
  * with interrupts off and so cannot wait for our turn; a request sent
  * meanwhile is in flight by the sweep, and fails with the rest. */
-static void fail_in_flight(const char *what, const char *detail)
+/* Only for what the watchdog learned in the epoch it names: an answer
+ * that came back across a suspend speaks of the old domain's backend
+ * (a read sent before the suspend was answered EACCES in the new
+ * domain), and the resume reconnects instead. */
+static bool same_epoch(unsigned epoch)
+{
+    return !__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&front.epoch, __ATOMIC_ACQUIRE) == epoch;
+}
+
+static void fail_in_flight(const char *what, const char *detail, unsigned epoch)
 {
     struct done done[SLOTS];
     unsigned n = 0;
     unsigned long flags;
 
+    if (!same_epoch(epoch))
+        return;
     if (front.xb.state == XenbusStateConnected)
         xenbus_switch(&front.xb, XenbusStateClosing);
     if (front.xb.state != XenbusStateClosed)
         xenbus_switch(&front.xb, XenbusStateClosed);
     flags = spin_lock_irqsave(&front.lock);
+    if (!same_epoch(epoch)) { /* a suspend came meanwhile: the resume reconnects */
+        spin_unlock_irqrestore(&front.lock, flags);
+        return;
+    }
     front.gone = true;
     for (unsigned id = 0; id < SLOTS; id++)
         if (front.slots[id].busy)
@@ -507,6 +524,7 @@ static void watchdog(void *arg)
     while (!front.gone) {
         enum xenbus_state back;
         const char *err;
+        unsigned epoch;
         sleep_until(time_now_ns() + WATCH_NS);
         if (fault == FAULT_CLOSE && !front.fault_done &&
             front.dev.stats.requests >= FAULT_CLOSE_AFTER) {
@@ -523,16 +541,17 @@ static void watchdog(void *arg)
              time_now_ns() - looked < STALL_NS))
             continue;
         looked = time_now_ns();
+        epoch = __atomic_load_n(&front.epoch, __ATOMIC_ACQUIRE);
         err = xenbus_backend_state(&front.xb, &back);
         if (err && strcmp(err, "EACCES") == 0)
-            fail_in_flight("is out of reach", "(EACCES)");
+            fail_in_flight("is out of reach", "(EACCES)", epoch);
         else if (!err && back != XenbusStateConnected)
-            fail_in_flight("went", xenbus_state_name(back));
+            fail_in_flight("went", xenbus_state_name(back), epoch);
         else if (!err && time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) >
                              timeout_s * 1000000000ull) {
             char detail[32];
             ksnprintf(detail, sizeof(detail), "%lu s (blkfront.timeout)", timeout_s);
-            fail_in_flight("answered nothing for", detail);
+            fail_in_flight("answered nothing for", detail, epoch);
         }
     }
 }
@@ -670,6 +689,7 @@ static void blkfront_suspend(void)
 {
     spin_lock(&front.lock);
     __atomic_store_n(&front.suspended, true, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&front.epoch, 1, __ATOMIC_RELEASE);
     spin_unlock(&front.lock);
 }
 
