@@ -47,10 +47,10 @@ def _open(path):
 @contextlib.contextmanager
 def hold(threads, waiting=None):
     """Holds min(threads, slots) slots for the with-block; returns at once
-    with no budget. waiting(seconds) is called once the slots are taken if
+    for 0 threads or with no budget. waiting(seconds) is called once the slots are taken if
     that took a second or more, for a log line."""
     total = slot_count()
-    want = min(max(threads, 1), total)
+    want = min(threads, total)
     if want == 0:
         yield
         return
