@@ -234,7 +234,7 @@ def section(data):
 
 
 def patching_figure(data):
-    """docs/start.md's figure: save_fl through its table and patched, in
+    """docs/one-site.md's figure: save_fl through its table and patched, in
     ticks of the recorded run."""
     g = Figures(data)
     return ("Why patch at all, in cycles: on the CPU of the run recorded in "
