@@ -81,9 +81,30 @@ static enum block_status block_check(const struct block_device *d, const struct 
     return BLOCK_PENDING;
 }
 
-/* Hands waiting requests to the transport while its queue has room, then
- * kicks once for the batch. Those it refuses are chained on *refused, to
- * be ended once the lock is dropped. */
+/* Gives r to the transport; BLOCK_PENDING if it took it, else its
+ * refusal, the request untouched. */
+static enum block_status hand_over_locked(struct block_device *d, struct block_request *r)
+{
+    enum block_status s = d->transport->submit(d, r);
+
+    if (s == BLOCK_PENDING)
+        d->in_flight++;
+    return s;
+}
+
+/* The transport's notification for what was just handed over, or the
+ * debt of one while plugged. */
+static void kick_locked(struct block_device *d)
+{
+    if (d->plugged)
+        d->kick_owed = true;
+    else if (d->transport->kick)
+        d->transport->kick(d);
+}
+
+/* From a completion: hands waiting requests to the transport while its
+ * queue has room, then kicks once for the batch. Those it refuses are
+ * chained on *refused, to be ended once the lock is dropped. */
 static void dispatch_locked(struct block_device *d, struct block_request **refused)
 {
     bool queued = false;
@@ -96,9 +117,8 @@ static void dispatch_locked(struct block_device *d, struct block_request **refus
         if (!d->waiting)
             d->waiting_tail = &d->waiting;
         r->next = NULL;
-        s = d->transport->submit(d, r);
+        s = hand_over_locked(d, r);
         if (s == BLOCK_PENDING) {
-            d->in_flight++;
             queued = true;
         } else {
             r->status = s;
@@ -106,10 +126,8 @@ static void dispatch_locked(struct block_device *d, struct block_request **refus
             *refused = r;
         }
     }
-    if (queued && d->plugged)
-        d->kick_owed = true;
-    else if (queued && d->transport->kick)
-        d->transport->kick(d);
+    if (queued)
+        kick_locked(d);
 }
 
 static void end_refused(struct block_request *r)
@@ -122,10 +140,12 @@ static void end_refused(struct block_request *r)
     }
 }
 
+/* Only r can reach the transport here (the queue is empty whenever the
+ * device has room), so a refusal is r's and is returned, never passed to
+ * done: the submitter may hold a lock its done takes. */
 enum block_status block_submit(struct block_device *d, struct block_request *r)
 {
     enum block_status s = block_check(d, r);
-    struct block_request *refused = NULL;
     unsigned long flags;
 
     r->status = s;
@@ -134,13 +154,19 @@ enum block_status block_submit(struct block_device *d, struct block_request *r)
     r->submit_tsc = bench_cycles();
     r->next = NULL;
     flags = spin_lock_irqsave(&d->lock);
-    *d->waiting_tail = r;
-    d->waiting_tail = &r->next;
-    dispatch_locked(d, &refused);
+    if (!d->waiting && d->in_flight < d->queue_depth) {
+        s = hand_over_locked(d, r);
+        if (s == BLOCK_PENDING)
+            kick_locked(d);
+        else
+            r->status = s;
+    } else {
+        *d->waiting_tail = r;
+        d->waiting_tail = &r->next;
+    }
     d->stats.submit_ticks += bench_cycles() - r->submit_tsc;
     spin_unlock_irqrestore(&d->lock, flags);
-    end_refused(refused);
-    return BLOCK_PENDING;
+    return s;
 }
 
 void block_plug(struct block_device *d)

@@ -67,6 +67,8 @@ struct block_stats {
     uint64_t notifications; /* times the device was told (a hypercall, an MMIO write) */
     uint64_t interrupts;    /* completion interrupts or upcalls taken */
     uint64_t grant_ops;     /* grant-table operations (0 natively) */
+    uint64_t indirect;      /* requests whose segment list left the ring: blkfront's
+                             * BLKIF_OP_INDIRECT, virtio's indirect descriptors */
     /* TSC ticks (instructions under icount) spent on the way in, in
      * block_submit and the kicks (the layer counts them), and on the way
      * out, in the transport's completion path (the transport counts them);
@@ -114,7 +116,7 @@ void block_register(struct block_device *d);
 
 /* Ends a request: called by the transport from its completion path,
  * holding none of its own locks that its submit takes (the layer may hand
- * it the next waiting request from here). */
+ * it the next waiting request from here, and ends any it refuses). */
 void block_complete(struct block_device *d, struct block_request *r, enum block_status status);
 
 /* The first registered device, or NULL if no transport found one; runs
@@ -122,11 +124,15 @@ void block_complete(struct block_device *d, struct block_request *r, enum block_
 struct block_device *block_first(void);
 
 /* Queues r (status BLOCK_PENDING until done runs) and returns at once;
- * requests beyond the device's queue depth wait in the layer. A request
- * refused at once (bad range or length, a write to a read-only device)
- * gets its status here and done never runs. A flush on a device without
- * a cache completes at once with BLOCK_OK: there is nothing to write back.
- * done runs without any of the layer's locks held, so it may submit. */
+ * requests beyond the device's queue depth wait in the layer. The rule:
+ * done never runs inside block_submit(), so a caller may hold a lock its
+ * done takes. A request refused at once (bad range or length, a write to
+ * a read-only device, or the transport's own refusal) gets its status
+ * here and done never runs; one the transport refuses later, as it leaves
+ * the layer's queue, ends from the completion that made room for it. A
+ * flush on a device without a cache returns BLOCK_OK at once, no done:
+ * there is nothing to write back. done runs without any of the layer's
+ * locks held, so it may submit. */
 enum block_status block_submit(struct block_device *d, struct block_request *r);
 
 /* Holds back the device's notification for what is submitted until the

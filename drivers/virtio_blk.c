@@ -25,7 +25,7 @@
 
 #define VBLK_VECTOR 0x50      /* below the APIC timer's and IPIs' class */
 #define VBLK_MSIX_ENTRY 0     /* the queue's; the configuration gets none */
-#define VBLK_MAX_SEGMENTS 16  /* data segments of one request */
+#define VBLK_MAX_SEGMENTS 17  /* data segments of one request: 64 KiB at any alignment */
 #define VBLK_REAP_BATCH 16    /* completions taken per hold of the lock */
 #define VBLK_RING_BYTES 12288 /* vq_ring_bytes(VQ_MAX_SIZE), checked at probe */
 
@@ -101,6 +101,8 @@ static enum block_status vblk_submit(struct block_device *d, struct block_reques
         vblk.trace = TRACE_SUBMITTED;
         vblk.trace_head = (uint16_t)head;
     }
+    if (head >= 0 && vblk.vq.indirect)
+        vblk.dev.stats.indirect++;
     spin_unlock(&vblk.lock);
     return head < 0 ? BLOCK_EINVAL : BLOCK_PENDING;
 }
@@ -268,22 +270,11 @@ static bool setup_queue(uint64_t features)
  * DRIVER_OK; only then is the device the block layer's. */
 void virtio_blk_probe(void)
 {
-    const char *why = virtio_pci_find(VIRTIO_ID_BLOCK, &vblk.vp);
-    uint64_t features;
+    uint64_t features =
+        virtio_pci_begin(&vblk.vp, "virtio-blk", VIRTIO_ID_BLOCK, wanted_features());
 
-    if (why) {
-        if (vblk.vp.pci.vendor)
-            kprintf("virtio-blk: %s\n", why);
+    if (!features)
         return;
-    }
-    virtio_pci_start(&vblk.vp);
-    features = virtio_pci_negotiate(&vblk.vp, wanted_features());
-    if (!(features & bit(VIRTIO_F_VERSION_1))) {
-        kprintf("virtio-blk: the device does not offer VIRTIO_F_VERSION_1 or refused the "
-                "features\n");
-        virtio_pci_fail(&vblk.vp);
-        return;
-    }
     trap_set_handler(VBLK_VECTOR, vblk_interrupt);
     if (!pci_msix_route(&vblk.vp.pci, VBLK_MSIX_ENTRY, VBLK_VECTOR) || !setup_queue(features)) {
         kprintf("virtio-blk: no MSI-X entry or request queue\n");

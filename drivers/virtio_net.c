@@ -236,24 +236,12 @@ static void describe(uint64_t features)
  * then DRIVER_OK; only then is the device the network layer's. */
 void virtio_net_probe(void)
 {
-    const char *why = virtio_pci_find(VIRTIO_ID_NET, &vnet.vp);
-    uint64_t features;
+    uint64_t features = virtio_pci_begin(&vnet.vp, "virtio-net", VIRTIO_ID_NET,
+                                         bit(VIRTIO_F_VERSION_1) | bit(VIRTIO_NET_F_MAC) |
+                                             (virtio_event_idx ? bit(VIRTIO_RING_F_EVENT_IDX) : 0));
 
-    if (why) {
-        if (vnet.vp.pci.vendor)
-            kprintf("virtio-net: %s\n", why);
+    if (!features)
         return;
-    }
-    virtio_pci_start(&vnet.vp);
-    features =
-        virtio_pci_negotiate(&vnet.vp, bit(VIRTIO_F_VERSION_1) | bit(VIRTIO_NET_F_MAC) |
-                                           (virtio_event_idx ? bit(VIRTIO_RING_F_EVENT_IDX) : 0));
-    if (!(features & bit(VIRTIO_F_VERSION_1))) {
-        kprintf("virtio-net: the device does not offer VIRTIO_F_VERSION_1 or refused the "
-                "features\n");
-        virtio_pci_fail(&vnet.vp);
-        return;
-    }
     vnet.dev =
         (struct net_device){.name = "eth0", .transport = &virtio_net_transport, .priv = &vnet};
     trap_set_handler(VNET_VECTOR, vnet_interrupt);

@@ -7,6 +7,7 @@
 #include <linux/virtio_config.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "mm/kernel_map.h"
 
 #define RESET_POLLS 1000000
@@ -142,4 +143,25 @@ uint64_t virtio_pci_config64(struct virtio_pci *vp, unsigned offset)
         v = virtio_pci_config32(vp, offset) | (uint64_t)virtio_pci_config32(vp, offset + 4) << 32;
     } while (gen != vp->common->config_generation);
     return v;
+}
+
+uint64_t virtio_pci_begin(struct virtio_pci *vp, const char *driver, uint16_t id, uint64_t wanted)
+{
+    const char *why = virtio_pci_find(id, vp);
+    uint64_t features;
+
+    if (why) {
+        if (vp->pci.vendor) /* one of ours, unusable; silence when there is none */
+            kprintf("%s: %s\n", driver, why);
+        return 0;
+    }
+    virtio_pci_start(vp);
+    features = virtio_pci_negotiate(vp, wanted);
+    if (!(features & (1ull << VIRTIO_F_VERSION_1))) {
+        kprintf("%s: the device does not offer VIRTIO_F_VERSION_1 or refused the features\n",
+                driver);
+        virtio_pci_fail(vp);
+        return 0;
+    }
+    return features;
 }

@@ -47,6 +47,12 @@ volatile uint16_t *virtio_pci_setup_queue(struct virtio_pci *vp, uint16_t index,
 /* The size the device offers for queue `index` (0: no such queue). */
 uint16_t virtio_pci_queue_size(struct virtio_pci *vp, uint16_t index);
 
+/* A driver's first steps, the same for every device (spec 3.1.1 steps
+ * 1-6): finds the first device of type id, resets it and agrees on
+ * features. The features agreed, VERSION_1 among them; or 0, said in one
+ * line named after the driver (and the device failed, if one was found). */
+uint64_t virtio_pci_begin(struct virtio_pci *vp, const char *driver, uint16_t id, uint64_t wanted);
+
 /* Sets DRIVER_OK: the device may use the queues. Or FAILED. */
 void virtio_pci_ready(struct virtio_pci *vp);
 void virtio_pci_fail(struct virtio_pci *vp);

@@ -13,7 +13,7 @@
 #include <linux/virtio_ring.h>
 
 #define VQ_MAX_SIZE 128
-#define VQ_MAX_CHAIN 18 /* descriptors one request may need */
+#define VQ_MAX_CHAIN 19 /* descriptors one request may need */
 #define VQ_RING_ALIGN 4096
 
 /* One buffer of a request: the device reads it, or writes it. */

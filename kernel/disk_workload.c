@@ -4,7 +4,8 @@
  * flushes and says so on the console: only a completed flush makes the
  * host's check of those blocks fair. The first disk.depth requests go
  * out together, and each completion sends the next, so the device holds
- * disk.depth at a time. */
+ * disk.depth at a time; each request carries disk.request bytes, whole
+ * blocks in a row. */
 #include "kernel/disk_workload.h"
 
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include "mm/pgtable.h"
 
 #define DISK_MAX_DEPTH 128
+#define DISK_MAX_REQUEST (256u << 10)
 #define SECTORS_PER_BLOCK (DISK_BLOCK_SIZE / BLOCK_SECTOR_SIZE)
 
 static const char *const disk_choices[] = {"off", "on", 0};
@@ -37,6 +39,9 @@ static uint64_t disk_blocks = 256;
 OPTION_UINT(disk_blocks, "disk.blocks", 1, 1u << 24, "4 KiB blocks the disk workload writes");
 static uint64_t disk_depth = 8;
 OPTION_UINT(disk_depth, "disk.depth", 1, DISK_MAX_DEPTH, "requests in flight at once");
+static uint64_t disk_request = DISK_BLOCK_SIZE;
+OPTION_SIZE(disk_request, "disk.request", DISK_BLOCK_SIZE, DISK_MAX_REQUEST,
+            "bytes per request, whole 4 KiB blocks (at most what the device takes in one)");
 static uint64_t disk_seed = 1;
 OPTION_UINT(disk_seed, "disk.seed", 0, UINT64_MAX, "seed of the disk workload's pattern");
 static uint64_t disk_passes = 1;
@@ -54,6 +59,7 @@ static struct {
     struct block_request r[DISK_MAX_DEPTH];
     uint8_t *buf[DISK_MAX_DEPTH];
     unsigned completed[DISK_MAX_DEPTH], nr_completed;
+    uint64_t per_request; /* blocks */
     struct spinlock lock;
     struct wait_queue wq;
 } io;
@@ -79,22 +85,25 @@ static __attribute__((noreturn, format(printf, 1, 2))) void disk_fail(const char
     kernel_exit(EXIT_FAILURE, reason);
 }
 
+/* Blocks block.. of one request, as many as it carries and are left. */
 static void issue(struct block_device *d, unsigned slot, enum block_op op, uint64_t block,
                   uint64_t generation)
 {
     struct block_request *r = &io.r[slot];
+    uint64_t n = disk_blocks - block < io.per_request ? disk_blocks - block : io.per_request;
     enum block_status s;
 
     /* A read's buffer is poisoned first: a read the device never carried
      * out must not find the last write of the same block still there. */
     if (op == BLOCK_WRITE)
-        disk_pattern_fill(io.buf[slot], block, generation, disk_seed);
+        for (uint64_t i = 0; i < n; i++)
+            disk_pattern_fill(io.buf[slot] + i * DISK_BLOCK_SIZE, block + i, generation, disk_seed);
     else
-        memset(io.buf[slot], 0xa5, DISK_BLOCK_SIZE);
+        memset(io.buf[slot], 0xa5, n * DISK_BLOCK_SIZE);
     *r = (struct block_request){.op = op,
                                 .sector = block * SECTORS_PER_BLOCK,
                                 .buf = io.buf[slot],
-                                .len = DISK_BLOCK_SIZE,
+                                .len = (uint32_t)(n * DISK_BLOCK_SIZE),
                                 .done = on_done,
                                 .data = (void *)(uintptr_t)block};
     s = block_submit(d, r);
@@ -103,33 +112,35 @@ static void issue(struct block_device *d, unsigned slot, enum block_op op, uint6
 }
 
 /* The request in slot has completed: it must have succeeded, and a read
- * must hold what this generation wrote. */
-static void finish(unsigned slot, uint64_t generation)
+ * must hold what this generation wrote; returns the blocks it carried. */
+static uint64_t finish(unsigned slot, uint64_t generation)
 {
     struct block_request *r = &io.r[slot];
-    uint64_t block = (uint64_t)(uintptr_t)r->data;
-    enum disk_block_fault f;
+    uint64_t block = (uint64_t)(uintptr_t)r->data, n = r->len / DISK_BLOCK_SIZE;
 
     if (r->status != BLOCK_OK)
         disk_fail("disk: the %s of block %lu failed: %s", r->op == BLOCK_WRITE ? "write" : "read",
                   block, block_status_name(r->status));
-    if (r->op != BLOCK_READ)
-        return;
-    f = disk_pattern_check(io.buf[slot], block, generation, disk_seed);
-    if (f != DISK_BLOCK_OK)
-        disk_fail("disk: block %lu read back wrong: %s", block, disk_block_fault_name(f));
+    for (uint64_t i = 0; i < n && r->op == BLOCK_READ; i++) {
+        enum disk_block_fault f = disk_pattern_check(io.buf[slot] + i * DISK_BLOCK_SIZE, block + i,
+                                                     generation, disk_seed);
+        if (f != DISK_BLOCK_OK)
+            disk_fail("disk: block %lu read back wrong: %s", block + i, disk_block_fault_name(f));
+    }
+    return n;
 }
 
 /* Every block once, disk.depth requests at a time. */
 static void run_phase(struct block_device *d, enum block_op op, uint64_t generation)
 {
     uint64_t next = 0, finished = 0;
-    unsigned depth = disk_depth < disk_blocks ? disk_depth : disk_blocks;
+    uint64_t requests = (disk_blocks + io.per_request - 1) / io.per_request;
+    unsigned depth = disk_depth < requests ? disk_depth : requests;
 
     io.nr_completed = 0;
     block_plug(d);
-    for (unsigned slot = 0; slot < depth; slot++)
-        issue(d, slot, op, next++, generation);
+    for (unsigned slot = 0; slot < depth; slot++, next += io.per_request)
+        issue(d, slot, op, next, generation);
     block_unplug(d);
     while (finished < disk_blocks) {
         unsigned batch[DISK_MAX_DEPTH], n;
@@ -144,10 +155,11 @@ static void run_phase(struct block_device *d, enum block_op op, uint64_t generat
         spin_unlock_irqrestore(&io.lock, flags);
         block_plug(d); /* the refills go out with one kick */
         for (unsigned i = 0; i < n; i++) {
-            finish(batch[i], generation);
-            finished++;
-            if (next < disk_blocks)
-                issue(d, batch[i], op, next++, generation);
+            finished += finish(batch[i], generation);
+            if (next < disk_blocks) {
+                issue(d, batch[i], op, next, generation);
+                next += io.per_request;
+            }
         }
         block_unplug(d);
     }
@@ -179,10 +191,23 @@ static struct block_device *usable_disk(void)
     if (have < disk_blocks)
         disk_fail("disk: %s holds %lu blocks of 4 KiB, fewer than disk.blocks=%lu", d->name, have,
                   disk_blocks);
+    if (disk_request % DISK_BLOCK_SIZE)
+        disk_fail("disk: disk.request=%lu is not a whole number of 4 KiB blocks", disk_request);
+    io.per_request = disk_request / DISK_BLOCK_SIZE;
+    if (d->max_request < DISK_BLOCK_SIZE)
+        disk_fail("disk: %s takes requests of %u bytes at most, less than a block", d->name,
+                  d->max_request);
+    if (disk_request > d->max_request) {
+        io.per_request = d->max_request / DISK_BLOCK_SIZE;
+        kprintf("disk: %s takes at most %u KiB a request: requests of %lu KiB, not "
+                "disk.request=%lu KiB\n",
+                d->name, d->max_request >> 10, io.per_request * 4, disk_request >> 10);
+    }
+    /* A buffer in a row of frames: virtio-blk hands the device addresses. */
     for (unsigned i = 0; i < disk_depth; i++) {
-        uint64_t pa = frame_alloc();
+        uint64_t pa = frame_alloc_run(io.per_request);
         if (!pa)
-            panic("disk: no memory for %lu buffers", disk_depth);
+            panic("disk: no memory for %lu buffers of %lu KiB", disk_depth, io.per_request * 4);
         io.buf[i] = phys_to_virt(pa);
     }
     return d;
@@ -209,6 +234,10 @@ static void print_summary(const struct block_device *d, uint64_t passes, uint64_
     if (grants)
         kprintf("disk: %lu grant operations (%lu.%02lu per request)\n", grants, grants / reqs,
                 grants * 100 / reqs % 100);
+    if (io.per_request > 1)
+        kprintf("disk: requests of %lu KiB: %lu indirect (their segment list outside the "
+                "ring)\n",
+                io.per_request * 4, d->stats.indirect - before->indirect);
     kprintf("disk: %s per request: %lu submitting, %lu completing; %lu elapsed, idle included\n",
             tsc_unit(), in / reqs, out / reqs, ticks / reqs);
 }

@@ -152,6 +152,25 @@ uint64_t frame_alloc(void)
     return take(frame);
 }
 
+/* First fit: runs are rare (I/O buffers), taken once, and kept. */
+uint64_t frame_alloc_run(uint64_t n)
+{
+    for (uint64_t f = find_free(1, frame_limit); f && n; f = find_free(f + 1, frame_limit)) {
+        uint64_t len = 1;
+
+        while (len < n && f + len < frame_limit && test_bit(free_map, f + len))
+            len++;
+        if (len < n) {
+            f += len;
+            continue;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            take(f + i);
+        return f * FRAME_SIZE;
+    }
+    return 0;
+}
+
 uint64_t frame_alloc_below(uint64_t limit)
 {
     uint64_t frame = find_free(1, limit / FRAME_SIZE);

@@ -24,6 +24,10 @@ void frame_alloc_init(const struct mem_range *usable, size_t nusable,
 /* The physical address of a free frame, or 0 when none is left. */
 uint64_t frame_alloc(void);
 
+/* The first of n free frames in a row, physically contiguous, or 0 when
+ * no such run is left: for a buffer a device reads as one. */
+uint64_t frame_alloc_run(uint64_t n);
+
 /* A free frame that ends at or below limit, or 0; for users that need low
  * memory (boot-mapped page tables, DMA). */
 uint64_t frame_alloc_below(uint64_t limit);

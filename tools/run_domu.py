@@ -204,6 +204,8 @@ def domu_params(args):
         params += b'LIFECYCLE="%s"\n' % " ".join(args.lifecycle).encode()
     if args.disk:
         params += b"DISK=%s\n" % disk_mode(args).encode()
+    if getattr(args, "disk_detach", False):
+        params += b"DISK_DETACH=1\n"
     return params
 
 

@@ -31,7 +31,10 @@
 #include "xen/xenstore.h"
 
 #define SLOTS BLKIF_RING_SLOTS
-#define SEGS BLKIF_MAX_SEGMENTS_PER_REQUEST
+#define SEGS BLKIF_MAX_SEGMENTS_PER_REQUEST /* in the ring's own slot */
+#define MAX_SEGS 64 /* with indirect requests: 256 KiB, one page of segments */
+#define SEGS_PER_PAGE (PAGE_SIZE / sizeof(struct blkif_request_segment))
+_Static_assert(MAX_SEGS <= SEGS_PER_PAGE, "one indirect page holds a request's segments");
 #define WATCH_NS 200000000ull  /* how often the watchdog looks */
 #define STALL_NS 1000000000ull /* requests in flight this long without a response */
 #define FAULT_CLOSE_AFTER 64   /* requests before blkfront.fault=close closes */
@@ -49,6 +52,10 @@ static uint64_t trace_sector = UINT64_MAX;
 OPTION_UINT(trace_sector, "blkfront.trace", 0, UINT64_MAX - 1,
             "trace the first read of this sector: its request, grant, push, event and response "
             "(docs/io.md)");
+static bool indirect_wanted = true;
+OPTION_BOOL(indirect_wanted, "blkfront.indirect",
+            "send requests of more than 11 pages as indirect requests when the backend offers "
+            "them (feature-max-indirect-segments)");
 static bool avoid_notify = true;
 OPTION_BOOL(avoid_notify, "blkfront.avoid_notify",
             "notify the backend only when it asked (req_event); off: after every push");
@@ -74,7 +81,7 @@ struct shadow {
     uint64_t seq; /* submit order, kept when sent again */
     bool in_ring; /* in this connection's ring */
     unsigned nr_segs;
-    grant_ref_t gref[SEGS]; /* per-request grants, ended on completion */
+    grant_ref_t gref[MAX_SEGS + 1]; /* per-request grants, an indirect list's last */
 };
 
 struct done {
@@ -93,8 +100,11 @@ static struct blkfront {
     uint32_t free_ids[SLOTS];
     unsigned nr_free;
     bool persistent;
-    void *pool[SLOTS][SEGS];           /* persistent: made and granted at first use */
-    grant_ref_t pool_ref[SLOTS][SEGS]; /* 0 (a reserved entry): not granted in this domain */
+    unsigned max_segs;                     /* per request: SEGS, or more with indirect requests */
+    void *pool[SLOTS][MAX_SEGS];           /* persistent: made and granted at first use */
+    grant_ref_t pool_ref[SLOTS][MAX_SEGS]; /* 0 (a reserved entry): not granted in this domain */
+    void *seg_page[SLOTS];                 /* an indirect request's segments, made at first use */
+    grant_ref_t seg_page_ref[SLOTS];       /* persistent: as pool_ref */
     uint64_t seq;
     bool suspended; /* from a suspend until the reconnect: requests wait in shadow */
     uint64_t malformed;
@@ -121,8 +131,8 @@ static void end_grants(struct shadow *s)
 }
 
 /* The pool copy is what persistent grants cost per request; a request is
- * whole sectors, so it goes a word at a time (kernel/string.c's memcpy goes
- * a byte at a time, and GCC would turn this loop into a call to it). */
+ * whole sectors, so it goes 8 bytes a move (and stays a loop: GCC would
+ * make it a call to memcpy). */
 __attribute__((optimize("no-tree-loop-distribute-patterns"))) static void
 copy_sectors(void *dst, const void *src, uint32_t bytes)
 {
@@ -181,29 +191,99 @@ static bool fill_segment(unsigned id, unsigned seg, const struct block_request *
     return out->gref != GRANT_REF_NONE;
 }
 
+static bool fill_segments(unsigned id, const struct block_request *r,
+                          struct blkif_request_segment *segs, unsigned n)
+{
+    for (unsigned seg = 0; seg < n; seg++) {
+        if (!fill_segment(id, seg, r, &segs[seg]))
+            return false;
+        front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
+    }
+    return true;
+}
+
+/* Slot id's page for an indirect request's segment list, made at first
+ * use, and its grant once the segments are in it: kept with persistent
+ * grants as the pool's pages are, else this request's, ended with its
+ * data's. blkback maps every grant writable once persistent grants are
+ * agreed, so only a per-request one is read-only. */
+static grant_ref_t seg_list_grant(unsigned id)
+{
+    struct shadow *s = &front.shadow[id];
+    grant_ref_t ref;
+
+    if (front.persistent && front.seg_page_ref[id])
+        return front.seg_page_ref[id];
+    ref = gnttab_grant(front.xb.backend_id, xen_frame_of(front.seg_page[id]), !front.persistent);
+    front.dev.stats.grant_ops++;
+    if (ref == GRANT_REF_NONE)
+        return ref;
+    if (front.persistent)
+        front.seg_page_ref[id] = ref;
+    else
+        s->gref[s->nr_segs++] = ref;
+    return ref;
+}
+
+/* io/blkif.h's BLKIF_OP_INDIRECT: the segments go in a granted page and
+ * the ring slot names it; the response echoes indirect_op. */
+static bool queue_indirect(unsigned id, const struct block_request *r,
+                           struct blkif_request_indirect *req, uint8_t op, unsigned nr_segs)
+{
+    grant_ref_t ref;
+
+    if (nr_segs > front.max_segs)
+        return false;
+    if (!front.seg_page[id]) {
+        uint64_t pa = frame_alloc();
+        if (!pa)
+            return false;
+        front.seg_page[id] = phys_to_virt(pa);
+    }
+    if (!fill_segments(id, r, front.seg_page[id], nr_segs))
+        return false;
+    ref = seg_list_grant(id);
+    if (ref == GRANT_REF_NONE)
+        return false;
+    *req = (struct blkif_request_indirect){.operation = BLKIF_OP_INDIRECT,
+                                           .indirect_op = op,
+                                           .nr_segments = (uint16_t)nr_segs,
+                                           .id = id,
+                                           .sector_number = r->sector,
+                                           .indirect_grefs = {ref}};
+    front.dev.stats.indirect++;
+    return true;
+}
+
 /* Builds slot id's request in the ring's next private slot; the backend
- * sees it at the next push (kick). False when a grant failed. */
+ * sees it at the next push (kick). False when a grant failed, or the
+ * request has more segments than this backend takes. */
 static bool queue_slot(unsigned id)
 {
     struct block_request *r = front.shadow[id].r;
     struct blkif_request *req = RING_GET_REQUEST(&front.ring, front.ring.req_prod_pvt);
-    unsigned nr_segs = (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
+    unsigned nr_segs =
+        r->op == BLOCK_FLUSH ? 0 : (r->len + (uint32_t)PAGE_SIZE - 1) / (uint32_t)PAGE_SIZE;
+    uint8_t op = r->op == BLOCK_READ    ? BLKIF_OP_READ
+                 : r->op == BLOCK_WRITE ? BLKIF_OP_WRITE
+                                        : BLKIF_OP_FLUSH_DISKCACHE;
 
-    req->operation = r->op == BLOCK_READ    ? BLKIF_OP_READ
-                     : r->op == BLOCK_WRITE ? BLKIF_OP_WRITE
-                                            : BLKIF_OP_FLUSH_DISKCACHE;
-    req->nr_segments = (uint8_t)(r->op == BLOCK_FLUSH ? 0 : nr_segs);
-    req->handle = 0;
-    req->id = id;
-    req->sector_number = r->op == BLOCK_FLUSH ? 0 : r->sector;
-    for (unsigned seg = 0; seg < req->nr_segments; seg++) {
-        if (!fill_segment(id, seg, r, &req->seg[seg]))
+    if (nr_segs > SEGS) {
+        if (!queue_indirect(id, r, (struct blkif_request_indirect *)req, op, nr_segs))
             return false;
-        front.shadow[id].nr_segs = front.persistent ? 0 : seg + 1;
+    } else {
+        req->operation = op;
+        req->nr_segments = (uint8_t)nr_segs;
+        req->handle = 0;
+        req->id = id;
+        req->sector_number = r->op == BLOCK_FLUSH ? 0 : r->sector;
+        if (!fill_segments(id, r, req->seg, nr_segs))
+            return false;
     }
-    front.slots[id] = (struct blkif_slot){.busy = 1, .operation = req->operation};
+    front.slots[id] = (struct blkif_slot){.busy = 1, .operation = op};
     front.shadow[id].in_ring = true;
-    if (front.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector) {
+    if (front.trace == TRACE_WAIT && r->op == BLOCK_READ && r->sector == trace_sector &&
+        nr_segs <= SEGS) {
         blkfront_trace_request(front.ring.req_prod_pvt, req);
         front.trace = TRACE_SUBMITTED;
         front.trace_id = id;
@@ -383,13 +463,21 @@ static void blkfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
     front.dev.stats.complete_ticks += bench_cycles() - t0;
 }
 
-/* Fails every request in flight: the backend will answer none of them. */
+/* Fails every request in flight: the backend will answer none of them.
+ * Closed first: a failure wakes its owner, whose exit may want xenstore
+ * with interrupts off and so cannot wait for our turn; a request sent
+ * meanwhile is in flight by the sweep, and fails with the rest. */
 static void fail_in_flight(const char *what, const char *detail)
 {
     struct done done[SLOTS];
     unsigned n = 0;
+    unsigned long flags;
 
-    unsigned long flags = spin_lock_irqsave(&front.lock);
+    if (front.xb.state == XenbusStateConnected)
+        xenbus_switch(&front.xb, XenbusStateClosing);
+    if (front.xb.state != XenbusStateClosed)
+        xenbus_switch(&front.xb, XenbusStateClosed);
+    flags = spin_lock_irqsave(&front.lock);
     front.gone = true;
     for (unsigned id = 0; id < SLOTS; id++)
         if (front.slots[id].busy)
@@ -398,25 +486,23 @@ static void fail_in_flight(const char *what, const char *detail)
     kprintf("blkfront: backend %s %s %s with %u requests in flight: they fail, as every "
             "request from now on\n",
             front.xb.backend, what, detail, n);
-    /* Closed before the failures wake their owner, whose exit may want
-     * xenstore with interrupts off, and so cannot wait for our turn. */
-    if (front.xb.state == XenbusStateConnected)
-        xenbus_switch(&front.xb, XenbusStateClosing);
-    if (front.xb.state != XenbusStateClosed)
-        xenbus_switch(&front.xb, XenbusStateClosed);
     for (unsigned i = 0; i < n; i++)
         block_complete(&front.dev, done[i].r, done[i].status);
 }
 
 /* Responses are all the backend sends: one that leaves Connected (a
- * detach, a crash, a close) just stops answering. So once requests wait
- * longer than STALL_NS the watchdog asks xenstore where the backend is.
- * EACCES: the node is not ours to read, as an old domain's backend is
- * not after a resume; other errors (a busy client) may pass. A backend
- * still Connected that answers nothing for blkfront.timeout has lost the
+ * crash, a close) stops answering, and one the toolstack set Closing (xl
+ * block-detach) answers on while it waits for us to close. So while
+ * requests are in flight the watchdog asks xenstore where the backend is
+ * once every STALL_NS, and whenever they have waited that long. EACCES:
+ * the node is not ours to read, as an old domain's backend is not after
+ * a resume; other errors (a busy client) may pass. A backend still
+ * Connected that answers nothing for blkfront.timeout has lost the
  * requests (or was never sent them): they fail too. */
 static void watchdog(void *arg)
 {
+    uint64_t looked = 0;
+
     (void)arg;
     while (!front.gone) {
         enum xenbus_state back;
@@ -433,8 +519,10 @@ static void watchdog(void *arg)
         }
         if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE) ||
             __atomic_load_n(&front.nr_free, __ATOMIC_RELAXED) == SLOTS ||
-            time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS)
+            (time_now_ns() - __atomic_load_n(&front.progress_ns, __ATOMIC_RELAXED) < STALL_NS &&
+             time_now_ns() - looked < STALL_NS))
             continue;
+        looked = time_now_ns();
         err = xenbus_backend_state(&front.xb, &back);
         if (err && strcmp(err, "EACCES") == 0)
             fail_in_flight("is out of reach", "(EACCES)");
@@ -514,7 +602,7 @@ static const char *await(enum xenbus_front_action want)
  * we asked for it too. */
 static const char *read_disk(void)
 {
-    uint64_t sectors, sector_size, info, flush, persistent;
+    uint64_t sectors, sector_size, info, flush, persistent, indirect;
     const char *err = xenbus_backend_number(&front.xb, "sectors", 0, &sectors);
 
     if (!err)
@@ -525,9 +613,14 @@ static const char *read_disk(void)
         err = xenbus_backend_number(&front.xb, "feature-flush-cache", 0, &flush);
     if (!err)
         err = xenbus_backend_number(&front.xb, "feature-persistent", 0, &persistent);
+    if (!err)
+        err = xenbus_backend_number(&front.xb, "feature-max-indirect-segments", 0, &indirect);
     if (err)
         return err;
     front.persistent = persistent_wanted && persistent;
+    front.max_segs = !indirect_wanted || indirect <= SEGS ? SEGS
+                     : indirect < MAX_SEGS                ? (unsigned)indirect
+                                                          : MAX_SEGS;
     if (sector_size != BLOCK_SECTOR_SIZE)
         return "the backend's sector-size is not 512";
     front.dev.sectors = sectors;
@@ -587,6 +680,7 @@ static unsigned requeue_locked(void)
     unsigned order[SLOTS], n = 0;
 
     memset(front.pool_ref, 0, sizeof(front.pool_ref));
+    memset(front.seg_page_ref, 0, sizeof(front.seg_page_ref));
     for (unsigned id = 0; id < SLOTS; id++) {
         if (!front.slots[id].busy)
             continue;
@@ -599,8 +693,9 @@ static unsigned requeue_locked(void)
     }
     for (unsigned i = 0; i < n; i++)
         if (!queue_slot(order[i]))
-            kernel_exit(EXIT_FAILURE, "blkfront: no grant for a request sent again after "
-                                      "the resume");
+            kernel_exit(EXIT_FAILURE, "blkfront: a request sent again after the resume could "
+                                      "not be queued: no grant, or more segments than the new "
+                                      "backend takes");
     return n;
 }
 
@@ -691,12 +786,17 @@ void blkfront_probe(void)
     front.dev.name = front.name;
     front.dev.transport = &blkfront_transport;
     front.dev.priv = &front;
-    front.dev.max_request = SEGS * (uint32_t)PAGE_SIZE;
+    front.dev.max_request = front.max_segs * (uint32_t)PAGE_SIZE;
     front.dev.queue_depth = SLOTS;
     kprintf("blkfront: %s connected to %s (domain %u): port %u, persistent grants %s, "
             "flush %s\n",
             front.xb.node, front.xb.backend, front.xb.backend_id, front.port,
             front.persistent ? "on" : "off", front.dev.can_flush ? "yes" : "no");
+    kprintf("blkfront: requests of up to %u KiB: %u segments%s\n", front.max_segs * 4,
+            front.max_segs,
+            front.max_segs > SEGS ? ", indirect beyond 11"
+            : indirect_wanted     ? " (the backend offers no indirect requests)"
+                                  : " (blkfront.indirect=off)");
     xen_evtchn_unmask(front.port);
     block_register(&front.dev);
     lifecycle_register(&hook);

@@ -5,9 +5,10 @@
  * initramfs holds xen-blkfront.ko, tools/run --linux --domu --disk). The
  * program loads them, waits for the disk and reads its first 4 KiB with
  * O_DIRECT; then the same 4 KiB reads and writes as patchbay's disk
- * benchmarks (drivers/block_bench.c), O_DIRECT so each goes to the device
- * and not a page cache: at depth 1 one thread's pread/pwrite, at depth 32
- * 32 threads' each (no libaio: one request in flight per thread). */
+ * benchmarks (drivers/block_bench.c), and its 64 KiB reads, O_DIRECT so each
+ * goes to the device and not a page cache: at depth 1 one thread's
+ * pread/pwrite, at depth 32 32 threads' each (no libaio: one request in
+ * flight per thread). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,8 @@
 #define VIRTIO_ORDER "/disk.order"
 #define DISK_WAIT_MS 10000
 #define BLOCK 4096
-#define SPAN 256 /* blocks cycled over: the first MiB, as patchbay's */
+#define BYTES_MAX (64 << 10) /* the largest request */
+#define SPAN (1 << 20)       /* bytes cycled over: the first MiB, as patchbay's */
 #define DEPTH_MAX 32
 
 static int probe_errno; /* errno at the step that failed */
@@ -154,7 +156,7 @@ int disk_found(void)
  * the failures, and for its detail line the requests, the time, the CPU
  * time Linux's tasks took (schedstat) and the clock's ns. */
 static struct {
-    int write, depth;
+    int write, depth, bytes;
     uint64_t left, next, errors, ops, ticks, busy_ns, ns;
     pthread_mutex_t lock;
     void *buf[DEPTH_MAX];
@@ -200,11 +202,11 @@ static void *worker(void *arg)
             return 0;
         }
         io.left--;
-        block = io.next++ % SPAN;
+        block = io.next++ % (SPAN / io.bytes);
         pthread_mutex_unlock(&io.lock);
-        got = io.write ? pwrite(disk_fd, buf, BLOCK, (off_t)(block * BLOCK))
-                       : pread(disk_fd, buf, BLOCK, (off_t)(block * BLOCK));
-        if (got != BLOCK) {
+        got = io.write ? pwrite(disk_fd, buf, io.bytes, (off_t)(block * io.bytes))
+                       : pread(disk_fd, buf, io.bytes, (off_t)(block * io.bytes));
+        if (got != io.bytes) {
             pthread_mutex_lock(&io.lock);
             io.errors++;
             pthread_mutex_unlock(&io.lock);
@@ -232,14 +234,14 @@ static uint64_t io_run(uint64_t n)
     return ticks;
 }
 
-static const char *io_prepare(int write, int depth)
+static const char *io_prepare(int write, int depth, int bytes)
 {
     if (disk_fd < 0)
         return "no disk";
     for (int i = 0; i < DEPTH_MAX; i++)
-        if (!io.buf[i] && posix_memalign(&io.buf[i], BLOCK, BLOCK) != 0)
+        if (!io.buf[i] && posix_memalign(&io.buf[i], BLOCK, BYTES_MAX) != 0)
             return "no memory for the buffers";
-    io.write = write, io.depth = depth;
+    io.write = write, io.depth = depth, io.bytes = bytes;
     io.next = io.errors = io.ops = io.ticks = io.busy_ns = io.ns = 0;
     return 0;
 }
@@ -253,29 +255,33 @@ static const char *io_check(const char *name)
 
     if (io.errors)
         return "a request failed";
-    printf("bench: detail=%s transport=%s requests=%llu cpu=%llu rps=%llu\n", name, transport,
-           (unsigned long long)io.ops, (unsigned long long)cpu,
+    printf("bench: detail=%s transport=%s bytes=%d requests=%llu cpu=%llu rps=%llu\n", name,
+           transport, io.bytes, (unsigned long long)io.ops, (unsigned long long)cpu,
            (unsigned long long)(io.ns ? io.ops * 1000000000u / io.ns : 0));
     return 0;
 }
 
-#define DISK_BENCH(id_, write_, depth_)                                                            \
+#define DISK_BENCH(id_, write_, depth_, bytes_)                                                    \
     static const char *id_##_prepare(void)                                                         \
     {                                                                                              \
-        return io_prepare(write_, depth_);                                                         \
+        return io_prepare(write_, depth_, bytes_);                                                 \
     }                                                                                              \
     static const char *id_##_check(void)                                                           \
     {                                                                                              \
         return io_check(#id_);                                                                     \
     }
 
-DISK_BENCH(disk_read_qd1, 0, 1)
-DISK_BENCH(disk_read_qd32, 0, 32)
-DISK_BENCH(disk_write_qd1, 1, 1)
-DISK_BENCH(disk_write_qd32, 1, 32)
+DISK_BENCH(disk_read64k_qd1, 0, 1, BYTES_MAX)
+DISK_BENCH(disk_read64k_qd32, 0, 32, BYTES_MAX)
+DISK_BENCH(disk_read_qd1, 0, 1, BLOCK)
+DISK_BENCH(disk_read_qd32, 0, 32, BLOCK)
+DISK_BENCH(disk_write_qd1, 1, 1, BLOCK)
+DISK_BENCH(disk_write_qd32, 1, 32, BLOCK)
 
 /* In patchbay's order (bench/order.c sorts by name). */
 const struct linux_bench disk_benches[] = {
+    {"disk_read64k_qd1", 256, false, disk_read64k_qd1_prepare, io_run, disk_read64k_qd1_check},
+    {"disk_read64k_qd32", 256, false, disk_read64k_qd32_prepare, io_run, disk_read64k_qd32_check},
     {"disk_read_qd1", 256, false, disk_read_qd1_prepare, io_run, disk_read_qd1_check},
     {"disk_read_qd32", 256, false, disk_read_qd32_prepare, io_run, disk_read_qd32_check},
     {"disk_write_qd1", 256, false, disk_write_qd1_prepare, io_run, disk_write_qd1_check},

@@ -81,17 +81,18 @@ else
 fi
 
 # The disk benchmarks of the quick run: each disk configuration (a scratch
-# disk on its door) filed the four with their detail lines, the boots
+# disk on its door) filed the six with their detail lines, the boots
 # without a disk measured none of them, and the report has its section.
 disk=$(python3 -c '
 import json, sys
-names = ["disk_read_qd1", "disk_read_qd32", "disk_write_qd1", "disk_write_qd32"]
+names = ["disk_read64k_qd1", "disk_read64k_qd32", "disk_read_qd1", "disk_read_qd32",
+         "disk_write_qd1", "disk_write_qd32"]
 boots = 0
 for run in json.load(open(sys.argv[1]))["configs"]:
     got = [r["name"] for r in run["results"] if r["name"] in names and "min" in r]
     filed = [r for r in run["results"] if r["name"] in names and "io" in r]
     if run["id"].endswith("+disk"):
-        if got != names or len(filed) != 4:
+        if got != names or len(filed) != len(names):
             sys.exit("%s: measured %s, %d with their detail" % (run["id"], got, len(filed)))
         boots += 1
     elif got:
@@ -99,7 +100,7 @@ for run in json.load(open(sys.argv[1]))["configs"]:
 print(boots)
 ' "$out/quick/results.json" 2>&1)
 if [ "${disk:-0}" -gt 0 ] 2>/dev/null && grep -q "^## Paravirtual I/O" "$out/quick/report.md"; then
-    pass "disk benchmarks: $disk boots with a disk filed all four, the others none"
+    pass "disk benchmarks: $disk boots with a disk filed all six, the others none"
 else
     fail "disk benchmarks: $disk"
 fi
@@ -233,9 +234,9 @@ if [ -f "$build/domu/vmlinux" ]; then
         [ "$(linux_names "$out/linux/linux.json")" = "$(printf '%s\n' \
             "linux-native loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
             "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
-            "linux-native+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
-            "linux-domu+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
-            "linux-domu-pvh+disk disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
+            "linux-native+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
+            "linux-domu+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
+            "linux-domu-pvh+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
         grep -q "^## Linux, same ground" "$out/linux/report.md" &&
         grep -Eq '^\| `mprotect_512` \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 512 \| [0-9]+ \| [0-9]+ \|$' \
             "$out/linux/report.md"; then

@@ -374,6 +374,8 @@ def check_disk_drive(run, args):
     refused(["--disk", "f.img", "--disk-new", "5000"],
             "--disk-new 5000: not a positive multiple of 4 KiB")
     refused(["--disk", "f.img", "--disk-new", "4X"], "--disk-new 4X: not a size")
+    refused(["--disk", "f.img", "--disk-detach"],
+            "--disk-detach applies to --domu --disk, without --lifecycle or --linux")
 
 
 def check_net(run, run_net, args):

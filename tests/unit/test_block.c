@@ -90,6 +90,11 @@ static void count_done(struct block_request *r)
     done_count++;
 }
 
+/* The submitter's lock, which its done takes as block_bench's io_done
+ * takes io.lock: the fake spin_lock_irqsave fails the test if done runs
+ * while the submitter holds it. */
+static struct spinlock owner_lock;
+
 static bool registered;
 
 static int setup(void **state)
@@ -107,6 +112,7 @@ static int setup(void **state)
     dev.waiting = NULL;
     dev.waiting_tail = &dev.waiting;
     nr_held = kicks = done_count = 0;
+    owner_lock = (struct spinlock){0}; /* a failed test may have left it held */
     return 0;
 }
 
@@ -201,17 +207,58 @@ static void test_plug_batches_the_kick(void **state)
     assert_int_equal(kicks, 1);
 }
 
-static void test_transport_refusal_ends_the_request(void **state)
+static void locking_done(struct block_request *r)
+{
+    unsigned long flags = spin_lock_irqsave(&owner_lock);
+
+    (void)r;
+    done_count++;
+    spin_unlock_irqrestore(&owner_lock, flags);
+}
+
+/* Refused by the transport as it is submitted: the status comes back and
+ * done does not run under the submitter's lock. */
+static void test_transport_refusal_returns_without_done(void **state)
 {
     struct block_request r = req(BLOCK_READ, 999, 512);
+    unsigned long flags;
 
     (void)state;
     dev.sectors = 2000;
-    assert_int_equal(block_submit(&dev, &r), BLOCK_PENDING);
+    r.done = locking_done;
+    flags = spin_lock_irqsave(&owner_lock);
+    assert_int_equal(block_submit(&dev, &r), BLOCK_EIO);
+    spin_unlock_irqrestore(&owner_lock, flags);
     assert_int_equal(r.status, BLOCK_EIO);
-    assert_int_equal(done_count, 1);
+    assert_int_equal(done_count, 0);
     assert_int_equal(dev.in_flight, 0);
     assert_int_equal(kicks, 0);
+}
+
+/* Refused later, as it leaves the layer's queue: ended by the completion
+ * that made room, with the transport's status; the request behind it
+ * still goes out. */
+static void test_transport_refusal_after_waiting_ends_from_the_completion(void **state)
+{
+    struct block_request r[4] = {req(BLOCK_READ, 0, 512), req(BLOCK_READ, 8, 512),
+                                 req(BLOCK_READ, 999, 512), req(BLOCK_READ, 16, 512)};
+    unsigned long flags;
+
+    (void)state;
+    dev.sectors = 2000;
+    flags = spin_lock_irqsave(&owner_lock);
+    for (int i = 0; i < 4; i++) {
+        r[i].done = locking_done;
+        assert_int_equal(block_submit(&dev, &r[i]), BLOCK_PENDING);
+    }
+    spin_unlock_irqrestore(&owner_lock, flags);
+    assert_int_equal(nr_held, 2);
+    block_complete(&dev, held[0], BLOCK_OK);
+    assert_int_equal(done_count, 2); /* r[0], and r[2] refused */
+    assert_int_equal(r[2].status, BLOCK_EIO);
+    assert_int_equal(nr_held, 3);
+    assert_ptr_equal(held[2], &r[3]);
+    assert_int_equal(dev.in_flight, 2);
 }
 
 /* A request that completes inside submit (as a transport with a
@@ -247,7 +294,9 @@ int main(void)
         cmocka_unit_test_setup(test_flush_without_cache_is_done_at_once, setup),
         cmocka_unit_test_setup(test_depth_limits_what_the_transport_holds, setup),
         cmocka_unit_test_setup(test_plug_batches_the_kick, setup),
-        cmocka_unit_test_setup(test_transport_refusal_ends_the_request, setup),
+        cmocka_unit_test_setup(test_transport_refusal_returns_without_done, setup),
+        cmocka_unit_test_setup(test_transport_refusal_after_waiting_ends_from_the_completion,
+                               setup),
         cmocka_unit_test_setup(test_block_io_returns_the_status, setup),
     };
 

@@ -312,6 +312,29 @@ static void test_reinit_starts_over(void **state)
     assert_int_equal(frame_alloc(), 4 * MIB);
 }
 
+/* A run skips holes too short for it and never spans a gap in RAM; one
+ * longer than any run takes nothing. */
+static void test_alloc_run(void **state)
+{
+    const struct mem_range usable[] = {{1 * MIB, 16 * FRAME_SIZE}, {2 * MIB, 64 * FRAME_SIZE}};
+    uint64_t hole, pa;
+
+    (void)state;
+    frame_alloc_init(usable, 2, NULL, 0);
+    hole = frame_alloc(); /* 1 MiB: leaves 15 free frames there */
+    assert_int_equal(hole, 1 * MIB);
+    assert_int_equal(frame_alloc_run(8), 1 * MIB + FRAME_SIZE);
+    pa = frame_alloc_run(16); /* 7 left in the first range: the second's */
+    assert_int_equal(pa, 2 * MIB);
+    for (uint64_t i = 0; i < 16; i++)
+        assert_false(frame_is_free(pa + i * FRAME_SIZE));
+    assert_true(frame_is_free(pa + 16 * FRAME_SIZE));
+    assert_int_equal(frame_alloc_run(49), 0);
+    assert_int_equal(frames_free(), 7 + 48);
+    assert_int_equal(frame_alloc_run(48), 2 * MIB + 16 * FRAME_SIZE);
+    assert_int_equal(frame_alloc_run(0), 0);
+}
+
 static void test_no_memory(void **state)
 {
     (void)state;
@@ -338,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_double_free_rejected),
         cmocka_unit_test(test_bad_frees_rejected),
         cmocka_unit_test(test_next_fit),
+        cmocka_unit_test(test_alloc_run),
         cmocka_unit_test(test_above_8gib_ignored_and_counted),
         cmocka_unit_test(test_huge_and_wrapping_ranges),
         cmocka_unit_test(test_alloc_below),

@@ -58,6 +58,60 @@ static void test_memset(void **state)
     assert_memory_equal(b, want, sizeof(want));
 }
 
+/* The test's own fill, not the one under test. */
+static void fill_ref(unsigned char *b, unsigned char c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = c;
+}
+
+/* Every length up to 80 at every alignment of both ends, and a page and a
+ * bit: exactly n bytes change, none on either side. */
+static void test_copy_and_fill_sizes(void **state)
+{
+    static unsigned char src[4200], dst[4200], want[4200];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (unsigned char)(i * 7 + 1);
+    for (size_t n = 0; n <= 4097; n = n < 80 ? n + 1 : n * 2 + 1) {
+        for (size_t da = 0; da < 8; da++) {
+            for (size_t sa = 0; sa < 8; sa++) {
+                fill_ref(dst, 0xee, sizeof(dst));
+                fill_ref(want, 0xee, sizeof(want));
+                for (size_t i = 0; i < n; i++)
+                    want[da + 8 + i] = src[sa + i];
+                assert_ptr_equal(memcpy(dst + da + 8, src + sa, n), dst + da + 8);
+                assert_memory_equal(dst, want, sizeof(dst));
+            }
+            for (size_t i = 0; i < n; i++)
+                want[da + 8 + i] = 0x5c;
+            assert_ptr_equal(memset(dst + da + 8, 0x15c, n), dst + da + 8);
+            assert_memory_equal(dst, want, sizeof(dst));
+        }
+    }
+}
+
+/* memmove's forward path over an overlap wider than a word. */
+static void test_memmove_long_overlap(void **state)
+{
+    unsigned char b[300], want[300];
+
+    (void)state;
+    for (int i = 0; i < 300; i++)
+        b[i] = want[i] = (unsigned char)i;
+    for (int i = 0; i < 250; i++)
+        want[i] = (unsigned char)(i + 50);
+    memmove(b, b + 50, 250);
+    assert_memory_equal(b, want, sizeof(b));
+    for (int i = 0; i < 300; i++)
+        b[i] = want[i] = (unsigned char)i;
+    for (int i = 0; i < 250; i++)
+        want[i + 50] = (unsigned char)i;
+    memmove(b + 50, b, 250);
+    assert_memory_equal(b, want, sizeof(b));
+}
+
 static void test_memcmp(void **state)
 {
     (void)state;
@@ -125,11 +179,17 @@ static void test_str_starts_with(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_memcpy),          cmocka_unit_test(test_memmove_overlapping),
-        cmocka_unit_test(test_memset),          cmocka_unit_test(test_memcmp),
-        cmocka_unit_test(test_strlen),          cmocka_unit_test(test_strcmp),
-        cmocka_unit_test(test_strncmp),         cmocka_unit_test(test_strchr),
+        cmocka_unit_test(test_memcpy),
+        cmocka_unit_test(test_memmove_overlapping),
+        cmocka_unit_test(test_memset),
+        cmocka_unit_test(test_memcmp),
+        cmocka_unit_test(test_strlen),
+        cmocka_unit_test(test_strcmp),
+        cmocka_unit_test(test_strncmp),
+        cmocka_unit_test(test_strchr),
         cmocka_unit_test(test_str_starts_with),
+        cmocka_unit_test(test_copy_and_fill_sizes),
+        cmocka_unit_test(test_memmove_long_overlap),
     };
 
     setvbuf(stdout, NULL, _IONBF, 0); /* keep cmocka's stdout and stderr lines in order */
