@@ -15,8 +15,8 @@ import os
 BUILD = os.environ.get("BUILD", "build")
 IMAGE = os.path.join(BUILD, "patchbay.elf")
 
-# Host-side checks of the tools, each a few seconds (test_gdb and
-# test_platform_sites boot QEMU: under a minute together).
+# Host-side checks of the tools, each a few seconds (test_gdb,
+# test_platform_sites and test_try_it boot QEMU: about a minute together).
 TOOLS = [
     "tests/tools/test_pvsites.sh",
     "tests/tools/test_tour.sh",
@@ -32,6 +32,7 @@ TOOLS = [
     "python3 tests/tools/test_udpclient.py",
     "python3 tests/tools/test_result_lines.py",
     "python3 tests/tools/test_gdb.py",
+    "python3 tests/tools/test_try_it.py",
     "tools/tour --check",
     "python3 tests/pv/test_expected_sites.py",
     "python3 tests/pv/test_platform_sites.py",
