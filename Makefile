@@ -113,7 +113,7 @@ run-pvh: $(IMAGE)
 	tools/run --xen --pvh
 
 # QEMU stopped before its first instruction, waiting for gdb on a port
-# tools/run prints with the command that connects (docs/start.md).
+# tools/run prints with the command that connects (docs/one-site.md).
 run-gdb: $(IMAGE)
 	tools/run --gdb
 
