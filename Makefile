@@ -1,5 +1,5 @@
 # patchbay: `make` builds build/patchbay.elf and build/patchbay.iso.
-# `make run`, `make run-xen`, `make run-gdb`, `make test`; see README.md.
+# `make run`, `make run-xen`, `make run-kvm`, `make run-gdb`, `make test`; see README.md.
 
 # PARAVIRT=n builds the baseline without paravirt: each wrapper is the bare
 # native instructions, with no ops table and no call sites (build/nopv/).
@@ -38,13 +38,13 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
-KERNEL_C   := $(sort $(wildcard kernel/*.c kernel/net/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
+KERNEL_C   := $(sort $(wildcard kernel/*.c kernel/net/*.c arch/x86/*.c arch/x86/native/*.c mm/*.c pv/*.c kvm/*.c xen/*.c xen/pv/*.c xen/pvh/*.c drivers/*.c \
                 bench/*.c))
 KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm xen/pvh/*.asm))
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh run-gdb tour check test test-ready test-group help quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-kvm run-gdb tour check test test-ready test-group help quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 # The image and the GRUB ISO (make with no target).
 all: image iso
@@ -111,6 +111,17 @@ run-domu: $(IMAGE)
 # Boots it as Xen's dom0, PVH.
 run-pvh: $(IMAGE)
 	tools/run --xen --pvh
+
+# The initramfs of the L1 Linux host that --kvm boots: Debian's QEMU and
+# KVM's modules (tools/fetch-kvm; its own stamp says when to build again).
+KVM_INITRD := build/kvm/initrd.cpio
+$(KVM_INITRD): tools/fetch-kvm tools/fetch-debs.sh tools/fetch-domu tools/kvm/mkinitramfs \
+		tools/kvm/init tools/initramfs-libs.sh tools/domu/mkinitramfs tools/domu/init
+	tools/fetch-kvm
+	@touch $@
+
+run-kvm: $(IMAGE) $(KVM_INITRD)
+	tools/run --kvm
 
 # QEMU stopped before its first instruction, waiting for gdb on a port
 # tools/run prints with the command that connects (docs/one-site.md).
@@ -195,6 +206,7 @@ test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH) $(UDPCLIENT)
 	$(MAKE) DEBUG=1 image
 	tools/fetch-xen
 	tools/fetch-domu
+	$(MAKE) $(KVM_INITRD)
 
 # This list: every documented target, and the suites' groups.
 help:
@@ -222,7 +234,7 @@ check:
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_SOURCES); fi
 	@if command -v cppcheck >/dev/null; then cppcheck --quiet --error-exitcode=1 \
 		--enable=warning,portability --std=c11 -I. $(XEN_ABI) -DCONFIG_PARAVIRT=1 \
-		--suppressions-list=.cppcheck-suppressions arch kernel mm pv xen drivers bench tools && \
+		--suppressions-list=.cppcheck-suppressions arch kernel mm pv kvm xen drivers bench tools && \
 		cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
 		--suppressions-list=.cppcheck-suppressions linux-user; fi
 	@if command -v shellcheck >/dev/null; then shellcheck -x -S warning \

@@ -13,6 +13,8 @@ const char *boot_method_name(enum boot_method m)
         return "xen-pv";
     case BOOT_XEN_PVH:
         return "xen-pvh";
+    case BOOT_KVM_PVH:
+        return "kvm/pvh";
     }
     return "unknown";
 }

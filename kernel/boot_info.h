@@ -17,6 +17,7 @@ enum boot_method {
     BOOT_NATIVE_MULTIBOOT2,
     BOOT_XEN_PV,
     BOOT_XEN_PVH,
+    BOOT_KVM_PVH,
 };
 
 #define BOOT_MAX_RANGES 64

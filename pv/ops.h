@@ -61,7 +61,7 @@ extern struct pv_patch_ops pv_patch_ops;
  * in results, and the capabilities code may ask for instead of comparing
  * names. */
 struct pv_info {
-    const char *name;    /* "native", "xen-pv" or "xen-pvh" */
+    const char *name;    /* "native", "xen-pv", "xen-pvh" or "kvm" */
     const char *variant; /* "domu" for a Xen domU; 0 for the reference guest */
     unsigned caps;       /* PV_CAP_* */
 };
@@ -76,6 +76,7 @@ struct pv_info {
 /* A block device is registered (tools/run --disk): set by the benchmark
  * runner once the probes found one, not by an install function. */
 #define PV_CAP_DISK (1u << 5)
+#define PV_CAP_KVM (1u << 6) /* a KVM guest: KVM's paravirtual features, or the hardware's way */
 
 extern struct pv_info pv_info;
 

@@ -15,7 +15,13 @@ turns how the run ended into tools/run's outcome.
 domU while it runs: /init carries out the plan (LIFECYCLE in the run's
 params) and prints a line behind LIFECYCLE_PREFIX for each step; the
 kernel, told lifecycle=K, waits for K resumes before it checks itself and
-ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED."""
+ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED.
+
+--net gives the domU a vif on a bridge in dom0 (netback, xl's vif-bridge
+hotplug script), and the kernel net=on with its address (NET_GUEST);
+dom0's /init pings it and runs the UDP client (tools/udpclient.c, built
+static, put in the run's archive) against it once it is up, and shows
+their lines behind NET_PREFIX."""
 
 import argparse
 import glob
@@ -59,6 +65,18 @@ LIFECYCLE_PREFIX = b"lifecycle-door: "
 # --disk FILE: dom0's /init says in a line behind DISK_PREFIX that blkback
 # took the guest's xvda and waits for a frontend.
 DISK_PREFIX = b"domu-door: "
+# --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
+# OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
+# sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
+# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through.
+NET_HOST = "10.0.0.1"
+NET_GUEST = "10.0.0.2"
+NET_MAC = "00:16:3e:0a:00:02"
+NET_PREFIX = b"net-door: "
+NET_PLAN_COUNT = 1000000
+NET_INTERVAL_MS = 10
+NET_PLAN_INTERVAL_MS = 20
+UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
 MIGRATE_NEEDS_PVH = (
@@ -87,6 +105,10 @@ LIFECYCLE_STEP_TIME = {"save-restore": 30, "move": 30, "migrate": 180}
 # commands under TCG) as it removes the old domain's disk and adds the new
 # one's: a save-restore took 27 s instead of 18, a move 32 instead of 17.
 LIFECYCLE_DISK_STEP_TIME = 20
+# With --net, dom0's client keeps sending through every step (NET_PLAN_
+# INTERVAL_MS apart) and dom0 shares its one CPU with it: a save-restore
+# took 41 s instead of 18, a move 48 instead of 17.
+LIFECYCLE_NET_STEP_TIME = 30
 
 
 def lifecycle_plan(text):
@@ -129,13 +151,14 @@ def check_lifecycle_args(p, args, cmdline):
     if args.mem is None:
         args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
     if args.timeout is None:
-        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None)
+        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None,
+                                         getattr(args, "net", False))
 
 
-def lifecycle_timeout(steps, disk=False):
+def lifecycle_timeout(steps, disk=False, net=False):
     """--lifecycle's default time-out for a plan of these steps (with --disk
-    if disk)."""
-    extra = LIFECYCLE_DISK_STEP_TIME if disk else 0
+    if disk, --net if net)."""
+    extra = (LIFECYCLE_DISK_STEP_TIME if disk else 0) + (LIFECYCLE_NET_STEP_TIME if net else 0)
     return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] + extra for step in steps)
 
 
@@ -188,6 +211,8 @@ def domu_config(args):
         config += LINUX_PVH_CPUID if args.pvh else b""
     if args.disk:
         config += b"disk = [ 'phy:/dev/vda,xvda,%s' ]\n" % disk_mode(args).encode()
+    if getattr(args, "net", False):
+        config += b'vif = [ "bridge=xenbr0,mac=%s" ]\n' % NET_MAC.encode()
     return config
 
 
@@ -206,6 +231,13 @@ def domu_params(args):
         params += b"DISK=%s\n" % disk_mode(args).encode()
     if getattr(args, "disk_detach", False):
         params += b"DISK_DETACH=1\n"
+    if getattr(args, "net", False):
+        params += (b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
+                   b"NET_WINDOW=%d\nNET_INTERVAL_MS=%d\n" % (
+                       NET_HOST.encode(), NET_GUEST.encode(),
+                       NET_PLAN_COUNT if args.lifecycle else args.net_count, args.net_size,
+                       args.net_window,
+                       NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS))
     return params
 
 
@@ -233,6 +265,9 @@ def domu_overlay(args, image, workdir):
     else:
         with open(os.path.join(workdir, guest_image(workdir, image)), "rb") as f:
             files = [("patchbay/patchbay.elf", 0o100644, f.read())]
+    if getattr(args, "net", False):
+        with open(udpclient_static(), "rb") as f:
+            files.append(("patchbay/udpclient", 0o100755, f.read()))
     return cpio_newc([("patchbay", 0o040755, b"")] + files +
                      [("patchbay/domu.cfg", 0o100644, domu_config(args)),
                       ("patchbay/params", 0o100644, domu_params(args))])
@@ -249,6 +284,29 @@ def check_pvh_entry(vmlinux, kernel):
     if p.returncode != 0 or not re.search(rb"^PHYS32_ENTRY: ", p.stdout, re.MULTILINE):
         fail("%s has no PVH entry (no XEN_ELFNOTE_PHYS32_ENTRY note in its ELF, %s): "
              "--linux --domu --pvh cannot boot it" % (os.path.basename(kernel), vmlinux), 2)
+def udpclient_static():
+    """The UDP client built static for dom0 (tools/tools.mk builds it on
+    demand); ends the run (status 2) if it cannot be built."""
+    path = os.path.join(build_dir(), UDPCLIENT_STATIC)
+    try:
+        subprocess.run(["make", "-s", "-C", ROOT, "BUILD=" + build_dir(), path], check=True,
+                       stdin=subprocess.DEVNULL, stdout=sys.stderr)
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail("--net: cannot build the static UDP client for dom0: %s" % e, 2)
+    return path
+
+
+def domu_net_words(args, cmdline):
+    """--domu --net's words for the kernel: net=on and net.ip=NET_GUEST
+    unless the command line (the words after --) sets them, and under a
+    lifecycle plan net.timeout, the run's time-out: the client's end comes
+    only once the plan is through. tools/run_net.py checks the options."""
+    if not args.net:
+        return []
+    ours = ["net=on", "net.ip=" + NET_GUEST]
+    if args.lifecycle:
+        ours.append("net.timeout=%d" % args.timeout)
+    return [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]
 
 
 def the_one(root, pattern):
@@ -275,7 +333,10 @@ def domu_args(args, image, workdir):
         fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
     overlay = domu_overlay(args, image, workdir)
     initrd = "initrd.cpio"
-    archives = [base] + ([os.path.join(dom0, "disk.cpio")] if args.disk else [])
+    # The disk archive holds xl's hotplug scripts, which the network's vif needs too.
+    net = getattr(args, "net", False)
+    archives = [base] + ([os.path.join(dom0, "disk.cpio")] if args.disk or net else []) + (
+        [os.path.join(dom0, "net.cpio")] if net else [])
     with open(os.path.join(workdir, initrd), "wb") as out:
         for path in archives:
             with open(path, "rb") as f:
@@ -328,7 +389,7 @@ class DomuConsole:
         line ends in a bare newline, as natively: dom0's tty and Xen's
         serial driver have each put a carriage return before it."""
         for prefix, keep in ((DOMU_PREFIX, 0), (LIFECYCLE_PREFIX, len(LIFECYCLE_PREFIX)),
-                             (DISK_PREFIX, len(DISK_PREFIX))):
+                             (DISK_PREFIX, len(DISK_PREFIX)), (NET_PREFIX, len(NET_PREFIX))):
             if line.lstrip(b"\r").startswith(prefix):
                 body = line.lstrip(b"\r")[len(prefix) - keep:]
                 newline = body.endswith(b"\n")

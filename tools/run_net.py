@@ -42,7 +42,7 @@ PEERS = ("udpclient", "frames", "flood")
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
 NET_TIMEOUT_MAX = 86400  # the kernel's bound for net.timeout (kernel/net_workload.c)
-NET_DOORS = "natively"  # what --net supports so far, for the refusal
+NET_DOORS = "natively and with --domu"  # what --net supports, for the refusal
 
 
 def udpclient_path():
@@ -69,9 +69,12 @@ def check_net_args(p, args):
     if args.net > 1:
         p.error("--net given %d times: the guest has one network card" % args.net)
     others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen),
-                                    ("--domu", args.domu), ("--linux", args.linux)) if on]
+                                    ("--linux", args.linux)) if on]
     if others:
-        p.error("--net is not supported with %s yet (only %s)" % (" ".join(others), NET_DOORS))
+        p.error("--net is not supported with %s (only %s)" % (" ".join(others), NET_DOORS))
+    if args.domu and args.net_peer != "udpclient":
+        p.error("--net-peer %s needs the native door: under --domu the peers are dom0's"
+                % args.net_peer)
     for name, value, default, lo, hi in mine:
         if value is not None and not lo <= value <= hi:
             p.error("%s must be from %d to %d, not %d" % (name, lo, hi, value))
@@ -85,7 +88,7 @@ def net_words(args, cmdline):
     seconds pass faster than the door's while it waits for the client:
     there the guest waits as long as it may, and the door's time-out ends
     a run whose client never ends."""
-    if not args.net:
+    if not args.net or args.domu:
         return []
     wait = NET_TIMEOUT_MAX if args.icount else max(1, int(args.timeout) - TIMEOUT_MARGIN)
     words = []
@@ -112,8 +115,9 @@ def free_udp_port():
 
 
 def prepare_net(args):
-    """Refuses a missing client (status 2); chooses the forwarded ports."""
-    if not args.net:
+    """Refuses a missing client (status 2); chooses the forwarded ports.
+    Nothing under --domu, whose client dom0 runs (tools/run_domu.py)."""
+    if not args.net or args.domu:
         return
     if not os.access(udpclient_path(), os.X_OK):
         fail("%s not found; build it with make udpclient (--net runs it as the guest's "
@@ -127,8 +131,9 @@ def prepare_net(args):
 
 
 def net_qemu_args(args):
-    """QEMU's words for the card and its forwarded ports; [] without --net."""
-    if not args.net:
+    """QEMU's words for the card and its forwarded ports; [] without --net,
+    and under --domu, whose card is Xen's (tools/run_domu.py)."""
+    if not args.net or args.domu:
         return []
     if args.net_peer != "udpclient":
         ends = "local.type=inet,local.host=127.0.0.1,local.port=%d," \

@@ -11,11 +11,18 @@
  * min/median/max A/B/C us" (received: echoes that came back right;
  * wrong: echoes that did not; lost: datagrams without an echo within
  * --timeout-ms, 1000 by default) and exits 0 when nothing came back wrong and
- * something came back; 1 otherwise; 2 on bad arguments. */
+ * something came back; 1 otherwise; 2 on bad arguments. Before that line,
+ * each run of datagrams lost in a row (the guest unreachable for a while,
+ * as while it moves) gets one: "udpclient: outage: N lost in a row
+ * (datagrams A-B), unanswered for T ms" (from the first one's sending to
+ * the sending of the next answered), or "..., to the end". SIGINT or
+ * SIGTERM ends the sending early: what is in flight is waited for, and the
+ * run ends as after the last. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,10 +49,23 @@ struct pending {
     bool live;
 };
 
+/* What became of each datagram, by sequence number. */
+enum fate { FATE_LOST, FATE_RIGHT, FATE_WRONG };
+
 struct counts {
     unsigned long sent, received, wrong, lost;
     uint64_t *rtt;
+    uint64_t *sent_us; /* per datagram */
+    uint8_t *fate;     /* per datagram: enum fate */
 };
+
+static volatile sig_atomic_t stop_sending;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_sending = 1;
+}
 
 static uint64_t now_us(void)
 {
@@ -163,8 +183,10 @@ static void take_echo(const struct options *o, struct pending *win, const uint8_
     fill(want, o->size, seq, tag);
     if ((unsigned long)n != o->size || memcmp(buf, want, o->size)) {
         c->wrong++;
+        c->fate[seq] = FATE_WRONG;
         return;
     }
+    c->fate[seq] = FATE_RIGHT;
     c->rtt[c->received++] = now_us() - p->sent_us;
 }
 
@@ -203,16 +225,17 @@ static void run(int fd, const struct options *o, uint32_t tag, struct counts *c)
         fprintf(stderr, "udpclient: out of memory\n");
         exit(1);
     }
-    while (seq < o->count || in_flight(o, win)) {
+    while ((seq < o->count && !stop_sending) || in_flight(o, win)) {
         uint64_t now = now_us();
         int wait_ms = 10;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
-        if (seq < o->count && now >= next_send && !win[seq % o->window].live) {
+        if (seq < o->count && !stop_sending && now >= next_send && !win[seq % o->window].live) {
             fill(out, o->size, seq, tag);
             if (sendto(fd, out, o->size, 0, (const struct sockaddr *)&o->echo, sizeof(o->echo)) ==
                 (ssize_t)o->size) {
-                win[seq % o->window] = (struct pending){seq, now_us(), true};
+                c->sent_us[seq] = now_us();
+                win[seq % o->window] = (struct pending){seq, c->sent_us[seq], true};
                 c->sent++;
                 seq++;
                 next_send = now + o->interval_ms * 1000;
@@ -230,6 +253,26 @@ static void run(int fd, const struct options *o, uint32_t tag, struct counts *c)
         expire(o, win, c);
     }
     free(win);
+}
+
+/* One line per run of datagrams lost in a row. */
+static void report_outages(const struct counts *c)
+{
+    for (unsigned long s = 0; s < c->sent;) {
+        unsigned long first = s;
+        if (c->fate[s++] != FATE_LOST)
+            continue;
+        while (s < c->sent && c->fate[s] == FATE_LOST)
+            s++;
+        if (s < c->sent)
+            printf("udpclient: outage: %lu lost in a row (datagrams %lu-%lu), unanswered for "
+                   "%llu ms\n",
+                   s - first, first, s - 1,
+                   (unsigned long long)((c->sent_us[s] - c->sent_us[first]) / 1000));
+        else
+            printf("udpclient: outage: %lu lost in a row (datagrams %lu-%lu), to the end\n",
+                   s - first, first, s - 1);
+    }
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -269,6 +312,13 @@ static void send_end(int fd, const struct options *o, const struct counts *c)
     printf("udpclient: the guest did not answer the end\n");
 }
 
+static void free_counts(struct counts *c)
+{
+    free(c->rtt);
+    free(c->sent_us);
+    free(c->fate);
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -278,17 +328,24 @@ int main(int argc, char **argv)
 
     parse(argc, argv, &o);
     c.rtt = calloc(o.count, sizeof(*c.rtt));
-    if (!c.rtt) {
-        fprintf(stderr, "udpclient: out of memory for %lu round-trip times\n", o.count);
+    c.sent_us = calloc(o.count, sizeof(*c.sent_us));
+    c.fate = calloc(o.count, sizeof(*c.fate));
+    if (!c.rtt || !c.sent_us || !c.fate) {
+        fprintf(stderr, "udpclient: out of memory for the records of %lu datagrams\n", o.count);
+        free_counts(&c);
         return 1;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it comes, through a pipe too */
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
     fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) {
         perror("udpclient: socket");
-        free(c.rtt);
+        free_counts(&c);
         return 1;
     }
     run(fd, &o, tag, &c);
+    report_outages(&c);
     qsort(c.rtt, c.received, sizeof(*c.rtt), cmp_u64);
     printf("udpclient: sent %lu, received %lu, wrong %lu, lost %lu, rtt min/median/max "
            "%llu/%llu/%llu us\n",
@@ -298,6 +355,6 @@ int main(int argc, char **argv)
     fflush(stdout);
     send_end(fd, &o, &c);
     close(fd);
-    free(c.rtt);
+    free_counts(&c);
     return c.wrong == 0 && c.received > 0 ? 0 : 1;
 }

@@ -1,6 +1,5 @@
-/* Xen's block-device ring (<xen/io/blkif.h>, its ring from <xen/io/ring.h>)
- * and what those headers ask their includer for: the barriers their ring
- * macros use. On x86 only a store followed by a load needs a fence. And the
+/* Xen's block-device ring (<xen/io/blkif.h>, its ring from <xen/io/ring.h>
+ * through xen/ring.h, which gives the barriers its macros use), and the
  * frontend's check of one response, pure so a host test and a fuzz target
  * can feed it anything a backend might write. */
 #ifndef XEN_BLKIF_H
@@ -10,11 +9,7 @@
 #include <stdint.h>
 
 #include "drivers/block.h"
-#include "xen/xen_public.h"
-
-#define xen_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define xen_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define xen_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#include "xen/ring.h"
 
 #include <xen/io/blkif.h>
 #include <xen/io/protocols.h>

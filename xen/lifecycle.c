@@ -102,7 +102,7 @@ void xen_resume_domain(void)
         for (unsigned cpu = 1; cpu < smp_cpus_online(); cpu++)
             xen_send_ipi(cpu);
     }
-    if (xenstore_init() || watch_control())
+    if (xenstore_resume() || watch_control())
         kprintf("xen: after the resume, xenstore or its watch is unusable\n");
 }
 

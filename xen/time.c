@@ -1,6 +1,7 @@
 /* Xen's time ops: Xen's system time, read from vcpu_info, and each vCPU's
  * one-shot timer, which raises that vCPU's VIRQ_TIMER; the raw TSC at the
  * rate Xen states is the reference the time self-test checks it against. */
+#include "arch/x86/cpu.h"
 #include "kernel/clock_scale.h"
 #include "kernel/compiler.h"
 #include "kernel/printf.h"
@@ -12,7 +13,7 @@
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/system_time.h"
-#include "xen/vcpu_clock.h"
+#include "arch/x86/pvclock.h"
 
 /* Xen ABI (public/arch-x86/cpuid.h): leaf base + 3 describes the TSC;
  * sub-leaf 0 has the guest's rate in ECX (kHz) and in EAX bit 0 whether
@@ -21,26 +22,16 @@
 #define CPUID_TSC_EMULATED (1u << 0)
 #define CPUID_TSC_HOST 2
 
-/* lfence keeps rdtsc from running ahead of the version read. */
-static uint64_t rdtsc_ordered(void)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-
-/* Set once a second vCPU has a timer: from then on a thread may read one
- * vCPU's clock, then another's. */
-static bool several_clocks;
-static uint64_t latest_ns; /* the latest time any vCPU has returned */
+/* Set several once a second vCPU has a timer: from then on a thread may
+ * read one vCPU's clock, then another's. */
+static struct pvclock_latest latest;
 /* Added to Xen's system time for the kernel's clock (modulo 2^64: below
  * zero after a move to a host whose system time is ahead); set afresh at
  * each resume from where the clock stopped. */
 static int64_t resume_offset_ns;
 static struct xen_clock_stop stopped;
 
-/* The kernel's hooks for xen/vcpu_clock.h, constant so that they inline:
+/* The kernel's hooks for arch/x86/pvclock.h, constant so that they inline:
  * the irq ops, this CPU, its vcpu_info's time record, the ordered TSC. */
 static unsigned long clock_irq_save(void)
 {
@@ -62,7 +53,7 @@ static const volatile struct vcpu_time_info *clock_record(unsigned cpu)
     return &((struct vcpu_info *)percpu_areas[cpu].platform)->time;
 }
 
-static const struct vcpu_clock_hooks clock_hooks = {
+static const struct pvclock_hooks clock_hooks = {
     .irq_save = clock_irq_save,
     .irq_restore = clock_irq_restore,
     .cpu = clock_cpu,
@@ -70,10 +61,10 @@ static const struct vcpu_clock_hooks clock_hooks = {
     .tsc = rdtsc_ordered,
 };
 
-/* This vCPU's clock (xen/vcpu_clock.h): its record with its own TSC. */
+/* This vCPU's clock (arch/x86/pvclock.h): its record with its own TSC. */
 static uint64_t local_clock(uint8_t *flags)
 {
-    return xen_vcpu_clock_ns(&clock_hooks, flags);
+    return pvclock_cpu_ns(&clock_hooks, flags);
 }
 
 /* Without the irq ops, which a wait may come before (a panic's console
@@ -83,25 +74,12 @@ uint64_t xen_local_now_ns(void)
 {
     uint8_t flags;
 
-    return xen_vcpu_record_ns(clock_record(cpu_index()), rdtsc_ordered, &flags);
+    return pvclock_read_ns(clock_record(cpu_index()), rdtsc_ordered, &flags);
 }
 
-/* Xen ABI: without XEN_PVCLOCK_TSC_STABLE_BIT each vCPU's clock is its
- * physical CPU's, and two may disagree (under TCG on a busy host, by
- * whole seconds): never return less than some vCPU already has, as
- * Linux's pvclock does. */
 static uint64_t never_back(uint64_t ns, uint8_t flags)
 {
-    uint64_t latest = __atomic_load_n(&latest_ns, __ATOMIC_RELAXED);
-
-    if (!__atomic_load_n(&several_clocks, __ATOMIC_RELAXED) || (flags & XEN_PVCLOCK_TSC_STABLE_BIT))
-        return ns;
-    do {
-        if (ns <= latest)
-            return latest;
-    } while (!__atomic_compare_exchange_n(&latest_ns, &latest, ns, true, __ATOMIC_RELAXED,
-                                          __ATOMIC_RELAXED));
-    return ns;
+    return pvclock_never_back(&latest, ns, flags);
 }
 
 uint64_t xen_now_ns(void)
@@ -181,7 +159,7 @@ evtchn_port_t xen_timer_init(unsigned cpu)
 {
     xen_must(HYPERVISOR_vcpu_op(VCPUOP_stop_periodic_timer, cpu, 0), "vcpu_op stop_periodic_timer");
     if (cpu != 0)
-        __atomic_store_n(&several_clocks, true, __ATOMIC_RELAXED);
+        __atomic_store_n(&latest.several, true, __ATOMIC_RELAXED);
     return xen_bind_virq(VIRQ_TIMER, cpu, timer_event, 0);
 }
 

@@ -28,7 +28,7 @@ static char request[XS_MSG_MAX];
 static struct xs_reply reply; /* holds the error name a request returns */
 
 /* The ring the entry path found (xen_domain), checked by it. */
-const char *xenstore_init(void)
+static const char *attach(void)
 {
     if (!xen_domain.store)
         return unusable = xen_domain.store_problem ? xen_domain.store_problem : "no store ring";
@@ -43,6 +43,20 @@ const char *xenstore_init(void)
     watch_fired = false;
     unusable = NULL;
     return NULL;
+}
+
+/* Connected already: skipping the ring's reset spares another thread's
+ * request under way its reply (each driver's probe calls this). */
+const char *xenstore_init(void)
+{
+    if (!unusable && store == xen_domain.store && store_port == xen_domain.store_port)
+        return NULL;
+    return attach();
+}
+
+const char *xenstore_resume(void)
+{
+    return attach();
 }
 
 /* The daemon looks at our rings when the store's port fires. */

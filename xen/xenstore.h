@@ -15,10 +15,13 @@
 
 #include "xen/xen_public.h"
 
-/* Connects to the ring xen_domain names; NULL, or why there is none to
- * use (dom0 has none at boot). Again after a resume: the ring and its
- * port are the new domain's. */
+/* Connects to the ring xen_domain names, once; NULL, or why there is none
+ * to use (dom0 has none at boot). */
 const char *xenstore_init(void);
+
+/* Connects again after a resume: the ring and its port are the new
+ * domain's, and what the old domain's daemon left unread is dropped. */
+const char *xenstore_resume(void);
 
 /* Reads the node's value into buf[0..len) with a NUL; NULL or an error.
  * A value that does not fit is an error (buf then holds its start). */

@@ -81,6 +81,15 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* lfence keeps rdtsc from running ahead of the loads before it (a pvclock
+ * record's version, say). */
+static inline uint64_t rdtsc_ordered(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
 /* The privilege level the CPU runs this code at: CS's low two bits. */
 static inline unsigned current_ring(void)
 {

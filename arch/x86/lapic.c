@@ -173,3 +173,44 @@ void lapic_timer_oneshot_ns(uint64_t delay_ns)
     lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_ONESHOT | LAPIC_TIMER_VECTOR);
     lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)ticks);
 }
+
+/* The count at a moment of now_ns() between two reads of it; false when
+ * the two are over 1/50 of the stretch apart: the CPU was away between
+ * them (a vCPU preempted), and the moment is not known. */
+static bool count_at(uint64_t (*now_ns)(void), uint64_t stretch, uint32_t *count, uint64_t *at)
+{
+    uint64_t before = now_ns();
+
+    *count = lapic_timer_count();
+    *at = now_ns();
+    return (*at - before) * 50 <= stretch;
+}
+
+uint64_t lapic_timer_measure_hz(uint64_t (*now_ns)(void))
+{
+    const uint64_t stretch = 10 * NSEC_PER_MSEC;
+    unsigned factor = time_miscalibration(), good = 0;
+    uint64_t best = UINT64_MAX, best_any = UINT64_MAX;
+
+    for (int pass = 0; pass < 12 && good < 3; pass++) {
+        uint64_t t0, t1;
+        uint32_t c0, c1;
+        bool ok;
+
+        lapic_timer_free_run();
+        ok = count_at(now_ns, stretch, &c0, &t0);
+        while (now_ns() - t0 < stretch)
+            ;
+        ok &= count_at(now_ns, stretch, &c1, &t1);
+        lapic_timer_stop();
+        if (c1 == 0)
+            panic("time: the APIC timer ran out within 10 ms");
+        uint64_t hz = (uint64_t)(c0 - c1) * NSEC_PER_SEC / ((t1 - t0) * factor);
+        best_any = hz < best_any ? hz : best_any;
+        if (ok) {
+            best = hz < best ? hz : best;
+            good++;
+        }
+    }
+    return good ? best : best_any;
+}

@@ -39,6 +39,14 @@ void lapic_timer_free_run(void);
 uint32_t lapic_timer_count(void);
 void lapic_timer_stop(void);
 
+/* The timer's rate in Hz against a clock a hypervisor keeps (Xen's
+ * system time, kvm-clock): its count over 10 ms of now_ns(), the slowest
+ * of three undisturbed passes (of every pass if 12 find none), as
+ * natively against the PIT. Under time.miscalibrate
+ * the stretch is taken as that many times longer: a timer too slow by
+ * the factor, which fires early by the clock. */
+uint64_t lapic_timer_measure_hz(uint64_t (*now_ns)(void));
+
 /* The timer's interrupts become the kernel's ticks (timer_interrupt()). */
 void lapic_timer_hook(void);
 

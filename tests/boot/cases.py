@@ -104,7 +104,7 @@ NO_WX = r"^mm: W\^X check: 0 pages writable and executable$"
 
 def clean_boot(name, args=(), method="native/pvh", expect=(), timeout=NATIVE_TIMEOUT):
     """A boot that must reach a clean end, past the time self-test."""
-    platform = ([NATIVE_TIME, NATIVE_RATE] if method.startswith("native/")
+    platform = ([NATIVE_TIME, NATIVE_RATE] if method.startswith(("native/", "kvm/"))
                 else [XEN_RATE, evtchn_unmasked()])
     return dict(name=name, args=list(args), cmdline="",
                 expect=[r"^patchbay: booting via " + method + "$", MEM, ALL_PATCHED, NO_WX]
@@ -674,6 +674,60 @@ CASES += [
          stderr=[r"^run: dom0: xl create exited with status \d+: "], timeout=DOMU_TIMEOUT),
 ]
 
+# The same image as an L2 guest of KVM (tools/run --kvm): Debian's QEMU
+# with -accel kvm inside Debian's Linux, itself under QEMU TCG, whose SVM
+# kvm-amd runs on. Alone, a case takes about 17 s (two CPUs: 40 s).
+KVM_TIMEOUT = 240
+KVM_LEAVES = r"^kvm: CPUID leaves at 0x40000000, features 0x[0-9a-f]+$"
+# Each CPU's steal time, in ms; under overcommit none may be 0.
+KVM_STEAL_1 = r"^kvm: steal time: cpu0 \d+\.\d{3} ms$"
+KVM_STEAL_NONZERO = r"^kvm: steal time: cpu0 (?!0\.000)\d+\.\d{3} ms cpu1 (?!0\.000)\d+\.\d{3} ms$"
+KVM_PV_IPI = r"^kvm: IPIs KVM_HC_SEND_IPI \(kvm.ipi=pv\)$"
+KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as kvm-clock "
+             r"states it, the APIC timer's against kvm-clock$")
+CASES += [
+    # KVM's leaves found, the boot named kvm, kvm-clock the clock (its
+    # rate checked against the PM timer), and every self-test passes.
+    clean_boot("kvm", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
+               expect=[KVM_LEAVES, KVM_RATES,
+                       r"^kvm: clock kvm-clock \(kvm.clock=kvmclock\), (stable across vCPUs|per vCPU)$",
+                       KVM_PV_IPI, KVM_STEAL_1]),
+    dict(name="kvm-steal-off", args=["--kvm"], cmdline="kvm.steal=off",
+         expect=[r"^patchbay: booting via kvm/pvh$", r"^kvm: steal time off$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
+    # Two vCPUs on one CPU of L1: each waits while the other runs, and
+    # KVM accounts it as the waiter's steal (one vCPU alone on L1's CPU
+    # saw about 0.1 s; two, over 30 s each).
+    dict(name="kvm-steal-overcommit", args=["--kvm", "--smp", "2", "--host-cpus", "1"],
+         expect=[r"^smp: 2 CPUs running$", KVM_STEAL_NONZERO], reject=CLEAN, last_line=PASS,
+         timeout=KVM_TIMEOUT),
+    # IPIs through the LAPIC KVM emulates, one ICR write each: no hypercall.
+    dict(name="kvm-ipi-lapic", args=["--kvm", "--smp", "2"], cmdline="kvm.ipi=lapic",
+         expect=[r"^patchbay: booting via kvm/pvh$", r"^smp: 2 CPUs running$",
+                 r"^kvm: IPIs through the LAPIC \(kvm.ipi=lapic\)$",
+                 r"^kvm: 0 KVM_HC_SEND_IPI hypercalls$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
+    # kvm-clock off: the raw TSC at the rate kvm-clock states.
+    dict(clean_boot("kvm-clock-tsc", ["--kvm"], method="kvm/pvh", timeout=KVM_TIMEOUT,
+                    expect=[KVM_RATES, r"^kvm: clock the TSC \(kvm.clock=tsc\)$"]),
+         cmdline="kvm.clock=tsc"),
+    # A fault's dump and status as natively, KVM's the backend.
+    dict(fault("pf", "#PF", extra=[r"^patchbay: booting via kvm/pvh$",
+                                   r"^  cr2 0000000000000008 \(write, not present, data\)$"]),
+         name="kvm-fault-pf", args=["--kvm"], status=1,
+         stderr=[r"^run: kernel failed with status 1$"], timeout=KVM_TIMEOUT),
+    # KVM's options are KVM's: natively, one does not apply.
+    dict(name="kvm-option-native", cmdline="kvm.clock=tsc",
+         expect=[r"^cmdline: option kvm\.clock does not apply to this platform$"], reject=NOT_RUN,
+         last_line=CMDLINE_FAIL + r"option kvm\.clock does not apply to this platform$",
+         status="cmdline"),
+    # Without SVM in L1's CPU there is no KVM: the door says so at once.
+    dict(name="kvm-no-svm", args=["--kvm", "--cpu", "max,-svm"],
+         expect=[r"^patchbay: FAIL kvm: L1's CPU has no SVM, so KVM cannot run"],
+         reject=[r"booting via"], last_line=FAIL, status=98,
+         stderr=[r"^run: kvm: L1's CPU has no SVM"], timeout=KVM_TIMEOUT),
+]
+
 # The domU door's disk (tools/run --domu --disk FILE): QEMU's virtio disk is
 # dom0's /dev/vda, xl's hotplug script hands it to blkback as the guest's
 # xvda, and dom0's /init checks the backend waits for a frontend before it
@@ -822,6 +876,12 @@ CASES += [
     smp_boot("smp-pvh-4", ["--smp", "4", "--icount"], 4, NATIVE_UP),
     smp_boot("smp-iso-4", ["--iso", "--smp", "4", "--icount"], 4, NATIVE_UP,
              method="native/multiboot2"),
+    # Two vCPUs of KVM, started by INIT-SIPI-SIPI through the LAPIC KVM
+    # emulates, on two L1 CPUs.
+    # Their wake-ups and shootdowns are KVM_HC_SEND_IPI hypercalls.
+    smp_boot("kvm-smp-2-wl", ["--kvm", "--smp", "2"], 2, NATIVE_UP, "kvm/pvh",
+             timeout=KVM_TIMEOUT,
+             expect=[KVM_PV_IPI, r"^kvm: [1-9]\d* KVM_HC_SEND_IPI hypercalls$"]),
     smp_boot("smp-pvh-2-parallel", ["--smp", "2"], 2, NATIVE_UP, timeout=240,
              mutator_cpus="[1-3]", repatch=(1000, 3)),
     smp_boot("smp-xen-2", ["--xen", "--smp", "2", "--icount"], 2, XEN_UP, "xen-pv",
@@ -1188,6 +1248,89 @@ CASES += [
          cmdline="lifecycle.mutant=deaf", reject=[PASS, r"^lifecycle-door: step 1/1 .* -> "],
          last_line=r"^patchbay: FAIL " + LIFECYCLE_DEAF, status=104,
          stderr=[r"^run: " + LIFECYCLE_DEAF], timeout=90),
+]
+
+# The domU door's network (tools/run --domu --net): dom0's netback on the
+# bridge xenbr0, xl's vif-bridge hotplug script, netfront in the guest.
+# Once the guest is up dom0 pings it five times and runs the UDP client
+# (200 datagrams), whose end datagram ends the guest's run; the guest's
+# verdict counts what the client saw. The client's lines may come after
+# the guest's verdict. Under a lifecycle plan the client sends all
+# through it: each resume reconnects to the new backend and grants the
+# receive buffers again; datagrams sent while the guest is away are lost,
+# none may come back wrong. Without --net there is no vif: one FAIL line.
+NET_CONNECTED = (r"^netfront: device/vif/0 connected to /local/domain/0/backend/vif/1/0 \(domain "
+                 r"0\): port \d+, mac 00:16:3e:0a:00:02, 256 receive buffers posted$")
+NET_UP = r"^net: eth0 up at 10\.0\.0\.2: "
+NET_PINGED = r"^net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss$"
+NET_CLIENT = r"^net-door: udpclient: sent (\d+), received (\d+), wrong 0, lost (\d+), rtt "
+NET_REPORT = r"^net: client sent (\d+), received (\d+), wrong 0, lost (\d+)$"
+NET_RECONNECTED = (r"^netfront: device/vif/0 reconnected to /local/domain/0/backend/vif/%d/0: "
+                   r"port \d+, %s, frames in flight at the suspend lost: \d+$")
+
+
+def net_counts_agree(text):
+    """The guest's report of the client's end says what the client printed,
+    and every datagram sent is either received or lost."""
+    client = re.search(NET_CLIENT, text, re.MULTILINE)
+    report = re.search(NET_REPORT, text, re.MULTILINE)
+    if not client or not report:
+        return "no client line or no report of it"
+    if client.groups() != report.groups():
+        return "the client printed %s, the guest reported %s" % (client.groups(), report.groups())
+    sent, received, lost = (int(n) for n in client.groups())
+    if sent != received + lost:
+        return "sent %d is not received %d plus lost %d" % (sent, received, lost)
+    return None
+
+
+def net_boot(name, args, method, steps=(), expect=()):
+    """A domU answering dom0's ping and UDP client, through a plan of steps
+    if any, and passing with no datagram wrong and none lost after the
+    last outage."""
+    plan = ["--lifecycle", ",".join(steps)] if steps else []
+    timeout = 2 * run_domu.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
+    return dict(name=name, args=args + ["--net"] + plan,
+                expect=[r"^patchbay: booting via " + method + "$", NET_CONNECTED, NET_UP,
+                        NET_PINGED, NET_CLIENT, NET_REPORT, PASS] + list(expect),
+                reject=CLEAN + [r"^net-door: udpclient: outage: .*, to the end$"],
+                check=net_counts_agree, timeout=timeout)
+
+
+CASES += [
+    net_boot("domu-net-pv", ["--domu"], "xen-pv",
+             expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    net_boot("domu-net-pvh", PVH_DOMU, "xen-pvh",
+             expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    dict(name="domu-net-no-backend", args=["--domu"], cmdline="net=on",
+         expect=[r"^netfront: no network: no vif in xenstore$"],
+         reject=[PASS, r"^netfront: device/"],
+         last_line=r"^patchbay: FAIL net=on but no network device: start with --net$",
+         status="fail", timeout=DOMU_TIMEOUT),
+    net_boot("domu-net-lifecycle-pv", ["--domu"], "xen-pv", ["save-restore", "move"],
+             expect=[LIFECYCLE_STEP % (1, 2, "save-restore", 1, 2, LIFECYCLE_MOVED["save-restore"]),
+                     LIFECYCLE_STEP % (2, 2, "move", 2, 3, LIFECYCLE_MOVED["move"]),
+                     NET_RECONNECTED % (2, "receive buffers granted again"),
+                     NET_RECONNECTED % (3, "receive buffers granted again"),
+                     r"^net-door: udpclient: outage: \d+ lost in a row \(datagrams \d+-\d+\), "
+                     r"unanswered for \d+ ms$",
+                     r"^lifecycle: resumed 2 times, domains 1 2 3$"]),
+    # The control: after the resume the new backend has no receive
+    # buffers, so nothing reaches the guest again, the client's end
+    # included; the stream's echoes stop and the guest's wait for the end
+    # runs out.
+    dict(name="domu-net-lifecycle-no-regrant",
+         args=["--domu", "--net", "--lifecycle", "save-restore"],
+         cmdline="netfront.mutant=no-regrant net.timeout=100",
+         expect=[NET_UP, NET_RECONNECTED % (2, r"no receive buffers granted "
+                                              r"\(netfront.mutant=no-regrant\)"),
+                 r"^net-door: udpclient: sent \d+, received \d+, wrong 0, lost [1-9]\d*, ",
+                 r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+\), "
+                 r"to the end$",
+                 r"^net-door: udpclient: the guest did not answer the end$"],
+         reject=[PASS, r"^net: client sent "],
+         last_line=r"^patchbay: FAIL net: no client's end within 100 s$", status="fail",
+         timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
 ]
 
 # The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault

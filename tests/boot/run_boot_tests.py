@@ -120,7 +120,7 @@ def describe_status(got):
     if got == 102:
         return "status 102 (the domU stopped without a status or verdict)"
     if got == 103:
-        return "status 103 (the domU's dom0 or toolstack failed)"
+        return "status 103 (the domU's dom0 or its toolstack, or the KVM door's L1 host, failed)"
     if got == 104:
         return "status 104 (a step of the domU's lifecycle plan failed)"
     if got == 0:

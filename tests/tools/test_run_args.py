@@ -10,7 +10,8 @@ LIFECYCLE in dom0's params, the memory and time-out it needs), and a
 malformed plan, a plan without --domu, and migrate without --pvh are
 refused in one line; the door's lines are shown and its failure becomes
 the verdict. --disk FILE gives dom0 FILE as a virtio disk and the disk
-archive, and the domU xvda; every door gives QEMU the same virtio disk,
+archive, and the domU xvda; --domu --net gives the domU a vif on dom0's
+bridge, the kernel its net words, and dom0 the network archive; every door gives QEMU the same virtio disk,
 traced, FILE:ro and --disk-ro make it read-only, and --disk-new's SIZE
 must be whole 4 KiB blocks. --gdb adds QEMU's -S and a gdbstub on the socket tools/run
 listens on, an hour's time-out unless --timeout says otherwise, and is
@@ -379,13 +380,14 @@ def check_disk_drive(run, args):
 
 
 def check_net(run, run_net, args):
-    """--net: natively only, once, with the client built; the kernel's words
-    unless the command line sets them; QEMU's card with both ports forwarded
+    """--net: natively (or under --domu, check_domu_net), once, with the
+    client built; the kernel's words unless the command line sets them; QEMU's card with both ports forwarded
     to the guest's address; the client started by the guest's up line, its
     lines shown between the guest's, and a silent end named."""
     refused(["--net", "--net"], "--net given 2 times: the guest has one network card")
-    for door in (["--iso"], ["--xen"], ["--domu"], ["--linux"]):
-        refused(door + ["--net"], "--net is not supported with %s yet (only natively)" % door[0])
+    for door in (["--iso"], ["--xen"], ["--linux"]):
+        refused(door + ["--net"],
+                "--net is not supported with %s (only natively and with --domu)" % door[0])
     refused(["--net-count", "5"], "--net-count applies to --net only")
     refused(["--net-size", "64", "--net-window", "2"],
             "--net-size and --net-window apply to --net only")
@@ -548,6 +550,63 @@ def check_pvh_entry(run_domu):
               "run: vmlinuz-test has no PVH entry (no XEN_ELFNOTE_PHYS32_ENTRY note in its "
               "ELF, /bin/true): --linux --domu --pvh cannot boot it\n"),
           "status %r, stderr %r" % (status, err.getvalue()))
+def check_domu_net(run_domu, args):
+    """--domu --net: the kernel's net words unless given (and net.timeout
+    under a plan, which gets 30 s more a step), the vif in the xl config,
+    NET in dom0's params, the disk archive (the hotplug scripts) and the
+    network archive before the run's own, the peers' lines shown; --net
+    without --domu refused."""
+    a = args("--domu", "--net")
+    check("--domu --net: net=on net.ip=10.0.0.2 on the kernel's line",
+          a.cmdline == "net=on net.ip=10.0.0.2", a.cmdline)
+    a = args("--domu", "--net", "--", "net.ip=10.0.0.9 x=1")
+    check("--domu --net -- net.ip=...: the user's address, not the door's",
+          a.cmdline == "net=on net.ip=10.0.0.9 x=1", a.cmdline)
+    a = args("--domu", "--net", "--lifecycle", "save-restore,move")
+    check("--net --lifecycle save-restore,move: 30 s more a step, 90 + 2 * 60 s, net.timeout too",
+          a.timeout == 210 and "net.timeout=210" in a.cmdline.split(), str((a.timeout, a.cmdline)))
+    config = run_domu.domu_config(args("--domu", "--net"))
+    check("--net: the xl config's vif on xenbr0 with Xen's OUI",
+          config.endswith(b'\nvif = [ "bridge=xenbr0,mac=00:16:3e:0a:00:02" ]\n'), config)
+    check("no --net: no vif", b"vif" not in run_domu.domu_config(args("--domu")))
+    params = run_domu.domu_params(args("--domu", "--net"))
+    check("--net: NET=1, the addresses, 200 datagrams of 64 bytes, 8 in flight, 10 ms apart",
+          params == b"EXIT_PORT=244\nNET=1\nNET_HOST=10.0.0.1\nNET_GUEST=10.0.0.2\n"
+          b"NET_COUNT=200\nNET_SIZE=64\nNET_WINDOW=8\nNET_INTERVAL_MS=10\n", params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-count", "5", "--net-size",
+                                       "1472", "--net-window", "2"))
+    check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
+          b"NET_COUNT=5\nNET_SIZE=1472\nNET_WINDOW=2\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
+    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
+          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
+    with tempfile.TemporaryDirectory() as d:
+        run_domu.build_dir = lambda: d
+        run_domu.fetch_xen = lambda: "/nonexistent/xen"
+        run_domu.subprocess.call = lambda *a, **k: 0
+        run_domu.domu_overlay = lambda a, image, workdir: b"OVERLAY"
+        os.makedirs(os.path.join(d, "domu"))
+        for name, data in (("initrd.cpio", b"BASE"), ("disk.cpio", b"DISK!"),
+                           ("net.cpio", b"NET"), ("vmlinux", b"")):
+            with open(os.path.join(d, "domu", name), "wb") as f:
+                f.write(data)
+        with tempfile.TemporaryDirectory() as work:
+            run_domu.domu_args(args("--domu", "--net"), "/nonexistent/patchbay.elf", work)
+            with open(os.path.join(work, "initrd.cpio"), "rb") as f:
+                initrd = f.read()
+        check("--net: the disk archive (hotplug scripts) and the network archive, then the run's",
+              initrd == b"BASE" + b"DISK!\0\0\0" + b"NET\0" + b"OVERLAY", initrd)
+    refused(["--domu", "--net", "--net-peer", "frames"],
+            "--net-peer frames needs the native door: under --domu the peers are dom0's")
+
+    shown = Shown()
+    stream = run_domu.DomuConsole(shown, False, None)
+    stream.write(b"dom0: network modules loaded\r\n"
+                 b"net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss\r\n")
+    stream.flush()
+    check("--net: the peers' lines shown, dom0's not",
+          shown.data == b"net-door: ping: 5 packets transmitted, 5 packets received, 0% packet "
+          b"loss\n", shown.data)
 
 
 def check_gdb(run, run_gdb, args):
@@ -586,6 +645,28 @@ def check_gdb(run, run_gdb, args):
     check("--gdb, QEMU ended otherwise: as without --gdb",
           got == run.outcome(args(), "/nonexistent/patchbay.elf", 0, None, b"", b"")
           and got[0] == 101 and "gdb" not in got[1], got)
+
+
+def check_kvm(run, args):
+    """--kvm: L1's CPUs and memory on QEMU's line, the guest's on the L2
+    QEMU's (its KVM and L1's CPU), and what the door does not do refused."""
+    import run_kvm
+
+    a = args("--kvm", "--smp", "2", "--host-cpus", "1", "--mem", "64", "--", "wl=on")
+    machine, l2 = run.machine_args(a), run_kvm.l2_qemu_args(a)
+    check("--kvm --smp 2 --host-cpus 1 --mem 64: L1 one CPU and 64 + L1_MEM MiB",
+          "-smp" not in machine and machine[machine.index("-m") + 1] == str(64 + run_kvm.L1_MEM),
+          machine)
+    check("--kvm: the L2 QEMU runs KVM with L1's CPU, 2 CPUs, 64 MiB, the command line",
+          l2[:6] == ["-accel", "kvm", "-cpu", "host", "-m", "64"]
+          and l2[l2.index("-smp") + 1] == "2" and l2[-2:] == ["-append", "wl=on"], l2)
+    check("--kvm: 240 s unless told", args("--kvm").timeout == run.KVM_TIMEOUT == 240)
+    for extra in (["--linux"], ["--gdb"], ["--disk", "f.img"]):
+        refused(["--kvm"] + extra, "--kvm boots patchbay as KVM's guest: not with --linux, "
+                "--lifecycle, --gdb or --disk")
+    refused(["--kvm", "--xen"], "argument --xen: not allowed with argument --kvm")
+    refused(["--kvm", "--domu-mem", "64"],
+            "--domu-mem applies to --domu only, --verbose to --domu and --kvm")
 
 
 def main():
@@ -691,8 +772,9 @@ def main():
             "(choose from 'multi', 'single')")
     for door in ([], ["--iso"]):
         refused(door + ["--host-cpus", "2"],
-                "--host-cpus applies to --xen and --domu only "
+                "--host-cpus applies to --xen, --domu and --kvm only "
                 "(natively, --smp N is QEMU's CPU count)")
+    check_kvm(run, args)
 
     # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
     # domU, on one CPU.
@@ -733,6 +815,7 @@ def main():
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_gdb, args)
     check_disk(run, run_domu, args)
+    check_domu_net(run_domu, args)
     check_disk_drive(run, args)
     check_net(run, run_net, args)
 

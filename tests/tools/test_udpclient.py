@@ -5,15 +5,19 @@ datagram received; an echo that changes one byte of every fifth
 datagram, or its length, or answers with a datagram never sent, must be
 counted wrong (status 1); one that drops every tenth must be counted lost;
 no echo at all fails. The counters port must get the client's `end` line
-with the same counts, and the client shows the answer to it. Bad
+with the same counts, and the client shows the answer to it. A run of
+datagrams lost in a row gets one outage line;
+SIGINT stops the sending early and the run ends as usual. Bad
 arguments get one line and status 2. Ends with "N passed, N failed"."""
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
@@ -64,10 +68,18 @@ class Peer:
             self.ends.append(data.decode(errors="replace"))
             self.counters.sendto(b"net: rx 1 frames, tx 1, dropped: none\n", addr)
 
-    def run(self, *extra):
+    def run(self, *extra, interrupt_after=None):
         args = [CLIENT, "127.0.0.1", str(self.echo.getsockname()[1]),
                 "--end-port", str(self.counters.getsockname()[1]), "--timeout-ms", "300"]
-        p = subprocess.run(args + list(extra), capture_output=True, text=True, timeout=60)
+        if interrupt_after is None:
+            p = subprocess.run(args + list(extra), capture_output=True, text=True, timeout=60)
+        else:
+            proc = subprocess.Popen(args + list(extra), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            time.sleep(interrupt_after)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            p = subprocess.CompletedProcess(args, proc.returncode, out, err)
         self.stop = True
         for t in self.threads:
             t.join()
@@ -117,6 +129,26 @@ def main():
     one("every tenth dropped", lambda i, d: None if i % 10 == 9 else d,
         ["--count", "50", "--window", "4"], (50, 45, 0, 5), 0)
     one("no echo at all", lambda i, d: None, ["--count", "5"], (5, 0, 0, 5), 1)
+    peer = Peer(lambda i, d: None if 10 <= i < 20 else d)
+    p = peer.run("--count", "40", "--window", "4")
+    outages = re.findall(r"^udpclient: outage: (\d+) lost in a row \(datagrams (\d+)-(\d+)\), "
+                         r"unanswered for \d+ ms$", p.stdout, re.M)
+    check("ten dropped in a row: one outage line, datagrams 10-19",
+          outages == [("10", "10", "19")], p.stdout)
+    peer = Peer(lambda i, d: None if i >= 35 else d)
+    p = peer.run("--count", "40", "--window", "4")
+    check("the last five dropped: an outage to the end",
+          "udpclient: outage: 5 lost in a row (datagrams 35-39), to the end\n" in p.stdout,
+          p.stdout)
+    peer = Peer(lambda i, d: d)
+    p = peer.run("--count", "1000000", "--interval-ms", "5", interrupt_after=1.0)
+    got = counts(p)
+    check("SIGINT: the sending stops early, every datagram sent answered, status 0",
+          got is not None and 0 < got[0] < 1000000 and got[1] == got[0] and p.returncode == 0,
+          "got %s, status %d; %s%s" % (got, p.returncode, p.stdout, p.stderr))
+    check("SIGINT: the counters port got the end line",
+          got is not None and peer.ends[:1] == ["end sent=%d received=%d wrong=0 lost=0\n"
+                                                % got[:2]], "got %r" % peer.ends)
     for args, what in ((["127.0.0.1"], "PORT missing"),
                        (["localhost", "7", "--count", "1"], "a host name"),
                        (["127.0.0.1", "7", "--count", "0"], "a count of 0"),

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "xen/system_time.h"
-#include "xen/vcpu_clock.h"
+#include "arch/x86/pvclock.h"
 
 /* The formula of <xen/xen.h>, written the obvious way: shift in 64 bits,
  * multiply in 128, keep bits 32..95. */
@@ -42,12 +42,12 @@ static void test_known_frequencies(void **state)
 {
     (void)state;
     /* 1 GHz: mul 2^31 with shift 1 is one ns per tick. */
-    assert_int_equal(xen_tsc_delta_to_ns(1000000000, 1u << 31, 1), 1000000000);
+    assert_int_equal(pvclock_scale_delta(1000000000, 1u << 31, 1), 1000000000);
     /* 2 GHz: mul 2^31, shift 0, half a ns per tick. */
-    assert_int_equal(xen_tsc_delta_to_ns(2000000000, 1u << 31, 0), 1000000000);
+    assert_int_equal(pvclock_scale_delta(2000000000, 1u << 31, 0), 1000000000);
     /* 3 GHz as Xen encodes it: (10^9 << 32) / 3e9 with shift 0. */
-    assert_int_equal(xen_tsc_delta_to_ns(3000000000u, 1431655765u, 0), 999999999);
-    assert_int_equal(xen_tsc_delta_to_ns(0, 0xffffffffu, 5), 0);
+    assert_int_equal(pvclock_scale_delta(3000000000u, 1431655765u, 0), 999999999);
+    assert_int_equal(pvclock_scale_delta(0, 0xffffffffu, 5), 0);
 }
 
 static void test_matches_reference_everywhere(void **state)
@@ -62,7 +62,7 @@ static void test_matches_reference_everywhere(void **state)
             /* Small deltas too: the common case between two timer ticks. */
             if (i % 3 == 0)
                 delta >>= next_random(&rng) % 64;
-            assert_int_equal(xen_tsc_delta_to_ns(delta, mul, (int8_t)shift),
+            assert_int_equal(pvclock_scale_delta(delta, mul, (int8_t)shift),
                              reference(delta, mul, (int8_t)shift));
         }
     }
@@ -78,10 +78,10 @@ static void test_extremes(void **state)
     for (size_t d = 0; d < sizeof(deltas) / sizeof(deltas[0]); d++)
         for (size_t m = 0; m < sizeof(muls) / sizeof(muls[0]); m++)
             for (size_t s = 0; s < sizeof(shifts) / sizeof(shifts[0]); s++)
-                assert_int_equal(xen_tsc_delta_to_ns(deltas[d], muls[m], shifts[s]),
+                assert_int_equal(pvclock_scale_delta(deltas[d], muls[m], shifts[s]),
                                  reference(deltas[d], muls[m], shifts[s]));
     /* The largest product: every bit of the 96 in use, none lost. */
-    assert_int_equal(xen_tsc_delta_to_ns(UINT64_MAX, 0xffffffffu, 0), 0xfffffffeffffffffULL);
+    assert_int_equal(pvclock_scale_delta(UINT64_MAX, 0xffffffffu, 0), 0xfffffffeffffffffULL);
 }
 
 static void test_system_time(void **state)
@@ -94,11 +94,11 @@ static void test_system_time(void **state)
     };
 
     (void)state;
-    assert_int_equal(xen_system_time_ns(&t, 1000000), 5000000000ULL);
-    assert_int_equal(xen_system_time_ns(&t, 1000250), 5000000250ULL);
+    assert_int_equal(pvclock_ns(&t, 1000000), 5000000000ULL);
+    assert_int_equal(pvclock_ns(&t, 1000250), 5000000250ULL);
     /* A TSC from before the snapshot: no time passed, never backwards. */
-    assert_int_equal(xen_system_time_ns(&t, 999999), 5000000000ULL);
-    assert_int_equal(xen_system_time_ns(&t, 0), 5000000000ULL);
+    assert_int_equal(pvclock_ns(&t, 999999), 5000000000ULL);
+    assert_int_equal(pvclock_ns(&t, 0), 5000000000ULL);
 }
 
 /* A domU with an emulated TSC, created 551 ms after Xen's last time
@@ -115,10 +115,10 @@ static void test_system_time_negative_timestamp(void **state)
     };
 
     (void)state;
-    assert_int_equal(xen_system_time_ns(&t, 262056467), 3392423350ULL + 813358103);
-    assert_int_equal(xen_system_time_ns(&t, 0), 3392423350ULL + 551301636);
-    assert_int_equal(xen_system_time_ns(&t, t.tsc_timestamp), 3392423350ULL);
-    assert_int_equal(xen_system_time_ns(&t, t.tsc_timestamp - 1), 3392423350ULL);
+    assert_int_equal(pvclock_ns(&t, 262056467), 3392423350ULL + 813358103);
+    assert_int_equal(pvclock_ns(&t, 0), 3392423350ULL + 551301636);
+    assert_int_equal(pvclock_ns(&t, t.tsc_timestamp), 3392423350ULL);
+    assert_int_equal(pvclock_ns(&t, t.tsc_timestamp - 1), 3392423350ULL);
 }
 
 /* Two vCPUs on physical CPUs whose TSCs differ by 5 s of ticks at 1 GHz
@@ -178,7 +178,7 @@ static uint64_t model_tsc(void)
     return model.host_tsc + cpu * MODEL_SKEW;
 }
 
-static const struct vcpu_clock_hooks model_hooks = {
+static const struct pvclock_hooks model_hooks = {
     .irq_save = model_irq_save,
     .irq_restore = model_irq_restore,
     .cpu = model_cpu,
@@ -209,7 +209,7 @@ static void test_clock_moved_thread(void **state)
 
     (void)state;
     model.move_at_tsc = true;
-    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000250ULL);
+    assert_int_equal(pvclock_cpu_ns(&model_hooks, &flags), 1000000250ULL);
     assert_true(model.irqs_on);
 }
 
@@ -219,7 +219,7 @@ static void test_clock_keeps_irqs_off(void **state)
 
     (void)state;
     model.irqs_on = false;
-    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000250ULL);
+    assert_int_equal(pvclock_cpu_ns(&model_hooks, &flags), 1000000250ULL);
     assert_false(model.irqs_on);
 }
 
@@ -231,7 +231,7 @@ static void test_clock_torn_record(void **state)
 
     (void)state;
     model.update_at_tsc = true;
-    assert_int_equal(xen_vcpu_clock_ns(&model_hooks, &flags), 1000000350ULL);
+    assert_int_equal(pvclock_cpu_ns(&model_hooks, &flags), 1000000350ULL);
     assert_int_equal(model.tsc_reads, 2);
 }
 

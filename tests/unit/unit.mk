@@ -26,11 +26,15 @@ UNIT_SRCS_patch := pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c xe
 	kernel/printf.c
 
 UNIT_TESTS += xen_time
-UNIT_SRCS_xen_time := xen/system_time.c
+UNIT_SRCS_xen_time := xen/system_time.c arch/x86/pvclock.c
 
 # A faked CPUID holds Xen's signature where Xen, Viridian or nobody would put it.
 UNIT_TESTS += xen_cpuid_base
-UNIT_SRCS_xen_cpuid_base := xen/cpuid_base.c
+UNIT_SRCS_xen_cpuid_base := xen/cpuid_base.c arch/x86/cpuid_base.c
+
+# KVM's signature through the same scan, beside Xen's and Hyper-V's.
+UNIT_TESTS += kvm_cpuid
+UNIT_SRCS_kvm_cpuid := kvm/cpuid.c xen/cpuid_base.c arch/x86/cpuid_base.c
 
 UNIT_TESTS += xen_console_ring
 UNIT_SRCS_xen_console_ring := xen/console_ring.c
@@ -51,6 +55,10 @@ UNIT_SRCS_xen_xenbus_state := xen/xenbus_state.c
 # the frontend's check of each response.
 UNIT_TESTS += xen_blkif
 UNIT_SRCS_xen_blkif := xen/blkif_response.c
+
+# netfront's check of each receive response.
+UNIT_TESTS += xen_netif
+UNIT_SRCS_xen_netif := xen/netif_response.c
 
 UNIT_TESTS += thread_list
 UNIT_SRCS_thread_list := kernel/thread_list.c

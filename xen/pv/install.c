@@ -1,6 +1,7 @@
 /* Installing the Xen PV backend. */
 #include "pv/call.h"
 #include "drivers/block.h"
+#include "drivers/net.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
 #include "xen/pv/backend.h"
@@ -87,6 +88,8 @@ void xen_install(const start_info_t *si)
     gnttab_use(xen_pv_grant_frames);
     /* Disks: the vbds xenstore lists, through blkfront. */
     block_add_probe(blkfront_probe);
+    /* Network: the first vif xenstore lists, through netfront. */
+    net_add_probe(netfront_probe);
 }
 
 PV_THUNKS(xen)

@@ -6,6 +6,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "drivers/block.h"
+#include "drivers/net.h"
 #include "xen/events.h"
 #include "xen/grant_table.h"
 #include "xen/hypercall.h"
@@ -145,4 +146,6 @@ void xen_pvh_install(void)
     gnttab_use(xen_pvh_grant_frames);
     /* Disks: the vbds xenstore lists, through blkfront. */
     block_add_probe(blkfront_probe);
+    /* Network: the first vif xenstore lists, through netfront. */
+    net_add_probe(netfront_probe);
 }

@@ -6,40 +6,9 @@
 #include "kernel/time.h"
 #include "xen/pvh/backend.h"
 
-#define CALIBRATION_NS (10 * NSEC_PER_MSEC)
-
-/* The timer's count over a stretch of Xen's clock, both read at once
- * before and after; the slowest of three passes, as natively. Under
- * time.miscalibrate the stretch is taken as that many times longer: a
- * timer too slow by the factor, which fires early by Xen's clock. */
-static uint64_t measure_hz(void)
-{
-    unsigned factor = time_miscalibration();
-    uint64_t best = UINT64_MAX;
-
-    for (int pass = 0; pass < 3; pass++) {
-        uint64_t t0, t1;
-        uint32_t c0, c1;
-
-        lapic_timer_free_run();
-        t0 = xen_now_ns();
-        c0 = lapic_timer_count();
-        while (xen_now_ns() - t0 < CALIBRATION_NS)
-            ;
-        t1 = xen_now_ns();
-        c1 = lapic_timer_count();
-        lapic_timer_stop();
-        if (c1 == 0)
-            panic("time: the APIC timer ran out within 10 ms");
-        uint64_t hz = (uint64_t)(c0 - c1) * NSEC_PER_SEC / ((t1 - t0) * factor);
-        best = hz < best ? hz : best;
-    }
-    return best;
-}
-
 void xen_pvh_lapic_timer_init(void)
 {
-    uint64_t hz = measure_hz();
+    uint64_t hz = lapic_timer_measure_hz(xen_now_ns);
 
     if (hz == 0)
         panic("time: the APIC timer did not advance in 10 ms of Xen's clock");

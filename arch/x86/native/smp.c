@@ -236,7 +236,21 @@ void native_send_ipi_vector(unsigned cpu, uint8_t vector)
         panic("smp: the ICR never went idle sending an IPI to cpu %u", cpu);
 }
 
+void native_ipi_each(unsigned cpus, uint8_t vector)
+{
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+        if (cpus & (1u << cpu))
+            native_send_ipi_vector(cpu, vector);
+}
+
+void (*native_ipi_many)(unsigned cpus, uint8_t vector) = native_ipi_each;
+
+uint8_t native_cpu_apic_id(unsigned cpu)
+{
+    return cpu_apic_ids[cpu];
+}
+
 void native_send_ipi(unsigned cpu)
 {
-    native_send_ipi_vector(cpu, LAPIC_IPI_VECTOR);
+    native_ipi_many(1u << cpu, LAPIC_IPI_VECTOR);
 }

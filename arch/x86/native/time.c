@@ -133,6 +133,19 @@ void native_time_init(void)
     lapic_timer_hook();
 }
 
+/* Rates a backend knows better (KVM: the TSC's as kvm-clock states it,
+ * the APIC timer's measured against kvm-clock), set before anything has
+ * read the clock: it starts again from 0. how ends the line. */
+void native_time_set_rates(uint64_t tsc_hz, uint64_t apic_hz, const char *how)
+{
+    if (!clock_scale_init(&tsc_to_ns, tsc_hz, NSEC_PER_SEC))
+        panic("time: cannot scale a %lu Hz TSC to ns", tsc_hz);
+    lapic_timer_set_hz(apic_hz);
+    tsc_at_zero = rdtsc();
+    kprintf("time: TSC %lu.%lu MHz, APIC timer %lu.%lu MHz bus, %s\n", MHZ_1DP(tsc_hz),
+            MHZ_1DP(apic_hz), how);
+}
+
 /* time.miscalibrate: a clock too fast by the factor, whose ticks still
  * come on time by its own count, so that only a second clock can tell.
  * Before any deadline is armed; the clock jumps forward, never back, as

@@ -68,12 +68,10 @@ void native_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end)
     request.start = start;
     request.end = end;
     __atomic_store_n(&request.pending, cpus, __ATOMIC_RELEASE);
-    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
-        if (cpus & (1u << cpu)) {
-            native_send_ipi_vector(cpu, LAPIC_TLB_VECTOR);
+    native_ipi_many(cpus, LAPIC_TLB_VECTOR);
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+        if (cpus & (1u << cpu))
             mm_stats_add(MM_SHOOTDOWN_IPIS, 1);
-        }
-    }
     wait_for_flushes();
     __atomic_store_n(&request.busy, 0, __ATOMIC_RELEASE);
 }

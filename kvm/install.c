@@ -1,0 +1,106 @@
+/* Installing the KVM backend: the native backend's tables, which the
+ * hardware virtualizes, with KVM's own ops composed in per op. */
+#include <asm/kvm_para.h>
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/native/backend.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/smp.h"
+#include "kvm/backend.h"
+
+/* The ops that work both ways under KVM: KVM's paravirtual one (the
+ * default, what Linux chooses) or the emulated hardware's, so the
+ * benchmarks can set one against the other. */
+enum { CLOCK_KVMCLOCK, CLOCK_TSC };
+static const char *const clock_choices[] = {"kvmclock", "tsc", 0};
+static int clock_choice = CLOCK_KVMCLOCK;
+OPTION_ENUM_WHERE(PV_CAP_KVM, clock_choice, "kvm.clock", clock_choices,
+                  "KVM: the clock from kvm-clock (MSR_KVM_SYSTEM_TIME_NEW) or the raw TSC");
+
+enum { IPI_PV, IPI_LAPIC };
+static const char *const ipi_choices[] = {"pv", "lapic", 0};
+static int ipi_choice = IPI_PV;
+OPTION_ENUM_WHERE(PV_CAP_KVM, ipi_choice, "kvm.ipi", ipi_choices,
+                  "KVM: IPIs and shootdowns by KVM_HC_SEND_IPI or through the LAPIC's ICR");
+
+static bool steal_time = true;
+OPTION_BOOL_WHERE(PV_CAP_KVM, steal_time, "kvm.steal",
+                  "KVM: steal time (MSR_KVM_STEAL_TIME), each CPU's reported after the self-tests");
+
+static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
+static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
+
+static const char *clock_name(void)
+{
+    if (!have_kvm_clock)
+        return "the TSC (KVM offers no kvm-clock)";
+    if (clock_choice == CLOCK_TSC)
+        return "the TSC (kvm.clock=tsc)";
+    return kvm_clock_stable() ? "kvm-clock (kvm.clock=kvmclock), stable across vCPUs"
+                              : "kvm-clock (kvm.clock=kvmclock), per vCPU";
+}
+
+static const char *ipi_name(void)
+{
+    if (native_ipi_many == kvm_ipi_many)
+        return "KVM_HC_SEND_IPI (kvm.ipi=pv)";
+    return ipi_choice == IPI_LAPIC ? "through the LAPIC (kvm.ipi=lapic)"
+                                   : "through the LAPIC (KVM offers no PV send-IPI)";
+}
+
+/* Once the options are read, before anything is armed or any IPI sent:
+ * the slots each per-op choice decides. */
+static void kvm_setup(void)
+{
+    native_setup();
+    if (clock_choice == CLOCK_KVMCLOCK && have_kvm_clock) {
+        kvm_clock_switch();
+        pv_time_ops.now_ns = kvm_clock_now_ns;
+        pv_time_ops.timer_oneshot = kvm_lapic_timer_oneshot;
+    }
+    if (ipi_choice == IPI_PV && (features & (1u << KVM_FEATURE_PV_SEND_IPI)))
+        native_ipi_many = kvm_ipi_many;
+    if (steal_time && (features & (1u << KVM_FEATURE_STEAL_TIME)))
+        kvm_steal_init();
+    kprintf("kvm: IPIs %s\n", ipi_name());
+    kprintf("kvm: clock %s\n", clock_name());
+}
+
+/* What the IPIs cost so far, one hypercall for a set of targets; what
+ * the host took from each CPU so far. */
+static void kvm_selftest(void)
+{
+    native_selftest();
+    kprintf("kvm: %lu KVM_HC_SEND_IPI hypercalls\n", kvm_ipi_hypercalls());
+    kvm_steal_report(smp_cpus_online());
+}
+
+/* AMD's and Hygon's CPUs take vmmcall; Intel's vmcall. */
+static bool cpu_is_amd(void)
+{
+    struct cpuid_regs r = cpuid(0, 0);
+
+    return r.ebx == 0x68747541 || r.ebx == 0x6f677948; /* "Auth", "Hygo" */
+}
+
+/* Under KVM the CPU runs the guest's own instructions: the irq, mmu and
+ * patch tables are the native backend's whole, as are the machine (COM1,
+ * isa-debug-exit) and the CPU's; KVM's ops replace the native ones where
+ * kvm_setup picks them, once the options are read. */
+void kvm_install(uint32_t base)
+{
+    native_install();
+    features = kvm_cpuid_features(native_cpuid, base);
+    pv_info = (struct pv_info){.name = "kvm",
+                               .caps = PV_CAP_KVM | PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
+    pv_machine_ops.setup = kvm_setup;
+    pv_machine_ops.selftest = kvm_selftest;
+    /* Each CPU sets its per-CPU base as it starts: there it registers its
+     * steal time record, once kvm.steal is read. */
+    pv_cpu_ops.set_percpu_base = kvm_steal_set_percpu_base;
+    kvm_vmmcall = cpu_is_amd();
+    /* Time: the TSC at the rate kvm-clock states, the APIC timer measured
+     * against it; kvm-clock itself the clock unless kvm.clock=tsc. */
+    have_kvm_clock = kvm_clock_init(features);
+}
