@@ -124,7 +124,7 @@ run-kvm: $(IMAGE) $(KVM_INITRD)
 	tools/run --kvm
 
 # QEMU stopped before its first instruction, waiting for gdb on a port
-# tools/run prints with the command that connects (docs/start.md).
+# tools/run prints with the command that connects (docs/one-site.md).
 run-gdb: $(IMAGE)
 	tools/run --gdb
 
@@ -181,6 +181,7 @@ bench-lifecycle: $(IMAGE)
 bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
 	python3 tests/bench/test_bench_host.py
+	python3 tests/bench/test_bench_pvh.py
 	tests/bench/test_bench.sh
 
 # The inner loop, a few minutes: the unit tests, the tools' host checks,

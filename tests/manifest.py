@@ -15,8 +15,8 @@ import os
 BUILD = os.environ.get("BUILD", "build")
 IMAGE = os.path.join(BUILD, "patchbay.elf")
 
-# Host-side checks of the tools, each a few seconds (test_gdb and
-# test_platform_sites boot QEMU: under a minute together).
+# Host-side checks of the tools, each a few seconds (test_gdb,
+# test_platform_sites and test_try_it boot QEMU: about a minute together).
 TOOLS = [
     "tests/tools/test_pvsites.sh",
     "tests/tools/test_tour.sh",
@@ -32,6 +32,7 @@ TOOLS = [
     "python3 tests/tools/test_udpclient.py",
     "python3 tests/tools/test_result_lines.py",
     "python3 tests/tools/test_gdb.py",
+    "python3 tests/tools/test_try_it.py",
     "tools/tour --check",
     "python3 tests/pv/test_expected_sites.py",
     "python3 tests/pv/test_platform_sites.py",
@@ -62,7 +63,8 @@ GROUPS = {
                     ["python3 tests/boot/run_boot_tests.py --icount only"]),
     "bench": ("light", "every benchmark in every configuration, few iterations (checks, "
               "never timings); bench-host's checks",
-              ["python3 tests/bench/test_bench_host.py", "tests/bench/test_bench.sh"]),
+              ["python3 tests/bench/test_bench_host.py", "python3 tests/bench/test_bench_pvh.py",
+               "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
 }
@@ -76,6 +78,7 @@ QUICK = {
         "python3 tests/tools/test_result_lines.py",
         "python3 tests/pv/test_expected_sites.py",
         "python3 tests/bench/test_bench_host.py",
+        "python3 tests/bench/test_bench_pvh.py",
         "tools/tour --check",
         "python3 tools/prose_check.py",
     ]),

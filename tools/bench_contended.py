@@ -194,7 +194,7 @@ def section(pairs):
     long_wait = distribution(pairs[0][1])["long_wait"]
     out = ["`lock_contended` under Xen: machine time per acquisition, one figure per "
            "repetition. A wait of %d or more is one whose lock holder or next in line was not "
-           "running (docs/benchmarks.md, \"On more vCPUs than physical CPUs\"):" % long_wait, "",
+           "running (docs/bench-smp.md, \"On more vCPUs than physical CPUs\"):" % long_wait, "",
            "| configuration | runs × repetitions | unit | min / **median** / max | medians of "
            "the runs | repetitions with a wait of %d+ (median per repetition) | waiters "
            "blocked per repetition: median (max) | kicked: median (max) |" % long_wait,

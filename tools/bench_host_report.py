@@ -230,16 +230,16 @@ def section(data):
             "CPU in ring 3 and timed with the TSC, beside the instructions the same form "
             "counts under icount. The site forms are the bytes the patcher writes, checked "
             "against what `tools/pvsites` reports; the calls and locks are the kernel's own "
-            "benchmarks (docs/benchmarks.md, \"Cycles on the host CPU\").", ""] + body(data)
+            "benchmarks (docs/bench-host.md).", ""] + body(data)
 
 
 def patching_figure(data):
-    """docs/start.md's figure: save_fl through its table and patched, in
+    """docs/one-site.md's figure: save_fl through its table and patched, in
     ticks of the recorded run."""
     g = Figures(data)
     return ("Why patch at all, in cycles: on the CPU of the run recorded in "
             "`docs/host-run.json` (%s, in ring 3, where `cli` itself would trap), `save_fl` "
             "through its ops table took %s TSC ticks and patched inline %s "
-            "([benchmarks.md](benchmarks.md#cycles-on-the-host-cpu))."
+            "([bench-host.md](bench-host.md#cycles-on-the-host-cpu))."
             % (data["conditions"]["cpu"], fmt(g.ticks("save_fl/unpatched")),
                fmt(g.ticks("save_fl/native"))))

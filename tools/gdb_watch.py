@@ -5,7 +5,7 @@ and kill QEMU: the run ends "patchbay: FAIL gdb killed QEMU" (status
 101), for the rest of it (the self-tests, whose clock checks a busy host
 can fail) is not what is watched and would cost more than the watch.
 tests/tools/test_gdb.py checks what a watch shows; tools/gen-docs's
-`gdb` blocks quote it (docs/start.md, "Watch it happen").
+`gdb` blocks quote it (docs/one-site.md, "Watch it happen").
 
 gdb runs the very command tools/run prints, with -batch and the commands
 added. The session always ends the run: gdb and tools/run each have a

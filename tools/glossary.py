@@ -14,6 +14,7 @@ inside a link belongs to the term the link points at; inside a link to
 anything else it does not count.
 
     terms = load(path)                  # [Term]
+    vocabulary(path)                    # every name a page may use undefined
     uses(text, terms)                   # [Use], in page order
     first_unlinked(text, terms, target) # {term: Use} whose first use is not a link
     link_first_uses(text, terms, target) -> text with those uses linked
@@ -23,9 +24,10 @@ import re
 
 HEADING = re.compile(r"^### (.+)$")
 ALSO = re.compile(r"^<!-- also: (.+) -->$")
+KNOWN = re.compile(r"<!-- known: (.+?) -->", re.S)
 WORD = r"[A-Za-z0-9_]"
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
-CODE = re.compile(r"`([^`\n]+)`")
+CODE = re.compile(r"`((?:[^`\n]|\n(?!\n))+)`")  # a span may wrap, not cross a paragraph
 
 
 class Term:
@@ -55,6 +57,16 @@ def load(path):
             aliases = [a.strip() for a in also.group(1).split(",")] if also else []
             terms.append(Term(m.group(1).strip(), aliases))
     return terms
+
+
+def vocabulary(path):
+    """Lowercased: the names of the glossary's terms, and the words its
+    `<!-- known: ... -->` comments list as a reader's own (CPU, QEMU)."""
+    text = open(path).read()
+    names = {n.lower() for t in load(path) for n in t.names}
+    for m in KNOWN.finditer(text):
+        names |= {w.strip().lower() for w in m.group(1).split(",") if w.strip()}
+    return names
 
 
 # What is not running text: fenced and indented code, headings, HTML

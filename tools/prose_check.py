@@ -37,11 +37,16 @@ tools/prose_claims.py's:
   within 5%). Bounds ("more than N") and ranges are not figures.
 - addresses: 0x... inside the image, in a sentence naming a symbol or
   section in a code span, is that one's address.
+- terms: an acronym or register-like word outside code (TLB, L1, CR3) is
+  a term of docs/glossary.md (a heading or an `also:` name) or a word its
+  `<!-- known: ... -->` list says a reader who knows C and page tables
+  already has. tools/doclinks then holds its first use on a page to be a
+  link to the entry.
 
 A claim the check cannot verify is written as a generated block instead,
 or exempted where it stands, right above its paragraph (for a tour
 passage, on the line above the passage), naming the claims or a kind
-(bytes, lengths, counts, options, figures, addresses) and why:
+(bytes, lengths, counts, options, figures, addresses, terms) and why:
 
     <!-- prose-check: exempt "`e6 80`": the worked example's op, in a copy of the tree -->
     /* prose-check: exempt figures: a recorded run, not repeatable */
@@ -61,12 +66,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import imports  # noqa: E402
+import glossary  # noqa: E402
 import prose_facts  # noqa: E402
 from prose_claims import GENERATED, cells, check_unit, figure_pool  # noqa: E402
 
 tour = imports.tool("tour")
 
-KINDS = ("bytes", "lengths", "counts", "options", "figures", "addresses")
+KINDS = ("bytes", "lengths", "counts", "options", "figures", "addresses", "terms")
 EXEMPT = re.compile(r"prose-check: exempt (.*?)\s*(?:-->|\*/|$)")
 STATS = {"claims": 0, "exempt": 0}  # of the last run
 
@@ -219,11 +225,17 @@ def tour_units():
 
 # ---- the check ----
 
-def check_units(units, facts, pools):
-    """The Problems of units: the claims the image contradicts, and the
-    exemptions that name no claim or give no reason. pools(path): the
-    figures a page may quote."""
+GLOSSARY = os.path.join(ROOT, "docs", "glossary.md")
+
+
+def check_units(units, facts, pools, vocabulary=None):
+    """The Problems of units: the claims the image contradicts, the words
+    the glossary leaves undefined, and the exemptions that name no claim
+    or give no reason. pools(path): the figures a page may quote;
+    vocabulary: glossary.vocabulary(), by default docs/glossary.md's."""
     STATS.update(claims=0, exempt=0)
+    if vocabulary is None:
+        vocabulary = glossary.vocabulary(GLOSSARY)
     problems = []
     for unit in units:
         def exempt(claim, unit=unit):
@@ -233,7 +245,7 @@ def check_units(units, facts, pools):
             return hit
 
         problems += [Problem(unit.path, unit.line_at(claim.pos), why)
-                     for claim, why in check_unit(unit, facts, pools(unit.path), exempt)]
+                     for claim, why in check_unit(unit, facts, pools(unit.path), exempt, vocabulary)]
     seen = {}
     for unit in units:
         for e in unit.exemptions:

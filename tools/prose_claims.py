@@ -532,11 +532,34 @@ def check_figures(ctx, problems, claims, pool):
                              "or docs/benchmarks.md has this figure"))
 
 
+# ---- terms ----
+
+# An acronym or a register-like name (TLB, L1, CR3): the form of a word a
+# reader must have defined. A file's name (README.md), a field (RFLAGS.IF)
+# and a code span are not running text.
+ACRONYM = re.compile(r"(?<![\w.#-])([A-Z][A-Z0-9]+)(?:e?s)?(?![\w]|\.\w|-\w)")
+
+
+def check_terms(ctx, problems, claims, vocabulary):
+    unit = ctx.unit
+    if unit.kind == "code" or vocabulary is None:
+        return
+    text = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), unit.text)
+    for m in ACRONYM.finditer(text):
+        if m.group(1).lower() in vocabulary:
+            continue
+        claim = Claim(unit, m.start(), "terms", m.group(1))
+        if not claims(claim):
+            problems.append((claim, f"{m.group(1)}: not a term of docs/glossary.md "
+                             "nor a word it lists as known"))
+
+
 # ---- one unit ----
 
-def check_unit(unit, facts, pool, exempt):
+def check_unit(unit, facts, pool, exempt, vocabulary=None):
     """(claim, why) for each claim of unit the image contradicts; pool is
-    the figures of the generated blocks it may quote (figure_pool)."""
+    the figures of the generated blocks it may quote (figure_pool);
+    vocabulary, the words the glossary defines or lists as known."""
     ctx = Context(facts, unit)
     found = []
     spans = byte_claims(unit, facts)
@@ -552,4 +575,5 @@ def check_unit(unit, facts, pool, exempt):
     check_addresses(ctx, found, exempt)
     check_options(ctx, found, exempt)
     check_figures(ctx, found, exempt, pool)
+    check_terms(ctx, found, exempt, vocabulary)
     return [(c, re.sub(r"\s+", " ", why)) for c, why in found]

@@ -1,7 +1,7 @@
 """tools/run --gdb: QEMU starts stopped before its first instruction, with
 its gdbstub listening on a free port of 127.0.0.1, and tools/run prints the
 gdb command that connects to it and loads the image's symbols and the
-patchbay commands (tools/gdb/patchbay.py). docs/start.md ("Watch it
+patchbay commands (tools/gdb/patchbay.py). docs/one-site.md ("Watch it
 happen") shows a session and says what the gdbstub sees under Xen.
 
 The port is bound here and handed to QEMU as an open listening socket

@@ -62,7 +62,8 @@ udpclient: $(UDPCLIENT) $(UDPCLIENT_STATIC)
 # all) to hold pvemit's platform -> site form table to what the kernel
 # writes. test_gdb watches one site across the patcher under gdb (tools/run
 # --gdb), natively and under Xen, killing QEMU once it is rewritten (about
-# 20 s). tools-test is those (tools-own-test), then docs-test: gen-docs
+# 20 s). test_try_it runs the cheap commands docs/README.md's five paths
+# quote (two native boots) against what their pages show. tools-test is those (tools-own-test), then docs-test: gen-docs
 # --check, which boots QEMU and Xen under icount and runs a subset of the
 # benchmarks (about 6 minutes on 2 idle CPUs; its docstring says why a
 # subset); it needs both images.

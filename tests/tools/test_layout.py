@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""README's layout table must match the tree: every directory it lists
+"""docs/README.md's layout table ("The tree") must match the tree: every directory it lists
 exists, every source directory of the tree is listed, and every file name
 it gives for a backend (`name` in the arch/x86/native/, xen/, xen/pv/ and
 xen/pvh/ rows) is a .c file there. The backends mirror each other: every
@@ -47,7 +47,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def layout_rows(readme):
-    text = readme.split("## Layout", 1)[1]
+    text = readme.split("## The tree", 1)[1] if "## The tree" in readme else ""
     return {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)/` \| (.*) \|$", text, re.M)}
 
 
@@ -92,17 +92,17 @@ def pv_kernel_includes(root):
 
 
 def main():
-    with open(os.path.join(ROOT, "README.md")) as f:
+    with open(os.path.join(ROOT, "docs", "README.md")) as f:
         rows = layout_rows(f.read())
-    check("README has a layout table", bool(rows), "no rows under '## Layout'")
+    check("docs/README.md has a layout table", bool(rows), "no rows under '## The tree'")
     for d in rows:
         check(f"{d}/ exists", os.path.isdir(os.path.join(ROOT, d)))
     top = {e for e in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, e))
            and not e.startswith(".") and e != "build"}
     for d in sorted(top):
-        check(f"{d}/ is in README's layout table", any(r.split("/")[0] == d for r in rows))
+        check(f"{d}/ is in the layout table", any(r.split("/")[0] == d for r in rows))
     for d in ("arch/x86/native", "xen", "xen/pv", "xen/pvh"):
-        check(f"{d}/ is in README's layout table", d in rows)
+        check(f"{d}/ is in the layout table", d in rows)
         for name in re.findall(r"`([a-z_0-9]+)`", rows.get(d, "")):
             path = os.path.join(ROOT, d, name + ".c")
             check(f"{d}/{name}.c exists", os.path.isfile(path))

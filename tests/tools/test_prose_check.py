@@ -5,7 +5,7 @@ fail at their file and line, and the same pages put right pass; a copy of
 docs/start.md with one of its old, stale sentences put back fails where
 the real page passes; a tour passage in a scratch tree is checked too; an
 exemption lets one claim through, and one that matches nothing, or gives
-no reason, fails. Ends with "N passed, N failed"; exits 1 if any failed."""
+no reason, fails; an acronym the glossary does not define fails. Ends with "N passed, N failed"; exits 1 if any failed."""
 
 import os
 import re
@@ -140,6 +140,34 @@ def test_exemptions(facts):
           any(p.text == "exemption without a reason" for p in found), "\n".join(map(str, found)))
 
 
+def test_terms(facts):
+    """An acronym the glossary neither defines nor lists as known fails, the
+    way a stale figure does; a defined one, one in code or in a file's
+    name passes; taking a term out of a copy of the glossary makes its
+    use fail."""
+    text = ("A shootdown is an IPI to each CPU, then a wait on the QXR.\n\n"
+            "See `QXR_BASE` and QXR.md; the L1 table, not the L7 one.\n")
+    found = problems_of(facts, "/f.md", text)
+    check("an undefined acronym fails at its line, defined and known ones pass",
+          sorted((p.line, p.text.split(":")[0]) for p in found) == [(1, "QXR"), (3, "L7")],
+          "\n".join(map(str, found)))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "glossary.md")
+        gloss = open(prose_check.GLOSSARY).read()
+        start = gloss.index("### IPI\n")
+        with open(path, "w") as f:
+            f.write(gloss[:start] + gloss[gloss.index("\n### ", start + 1) + 1:])
+        units = prose_check.markdown_units("/f.md", text)
+        found = prose_check.check_units(units, facts, lambda _: prose_check.figure_pool([]),
+                                        prose_check.glossary.vocabulary(path))
+    check("with the IPI entry taken out of the glossary, IPI fails too",
+          sorted(p.text.split(":")[0] for p in found) == ["IPI", "L7", "QXR"],
+          "\n".join(map(str, found)))
+    exempt = "<!-- prose-check: exempt terms: a made-up register -->\nThe QXR.\n"
+    check("an exemption of kind terms lets the word through",
+          problems_of(facts, "/f.md", exempt) == [])
+
+
 def test_decoding(facts):
     found = problems_of(facts, "/f.md", "Natively `irq_disable` is `fa`, `sti` itself.\n")
     check("an instruction named beside bytes must be what they decode to",
@@ -172,6 +200,7 @@ def main():
     test_tour(facts)
     test_exemptions(facts)
     test_decoding(facts)
+    test_terms(facts)
     test_command_line()
     return summary()
 

@@ -199,8 +199,8 @@ site_block() {
 }
 
 block=$(site_block site_irq_disable)
-check_cmd "original is the indirect call" contains "$block" "call   *"
-check_cmd "original bytes" bash -c '[[ "$1" =~ original\ +ff\ 15 ]]' _ "$block"
+check_cmd "as linked, the indirect call" contains "$block" "call   *"
+check_cmd "the as-linked row: its label and bytes" bash -c '[[ "$1" =~ as\ linked\ +ff\ 15 ]]' _ "$block"
 check_cmd "native irq_disable bytes" contains "$block" \
     "native: native form               0f 1f 84 00 00 00 00 00 fa"
 check_cmd "native irq_disable cli" contains "$block" "cli"
