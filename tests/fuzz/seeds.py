@@ -86,6 +86,8 @@ def mb2():
         "wide_entries": mb2_block([mb2_mmap([(0x100000, 1 << 28, 1)], entry_size=32)]),
         "no_end": u32(24) + u32(0) + mb2_tag(1, b"abc\0"),
         "cmdline_unterminated": mb2_block([mb2_tag(1, b"console"), mmap]),
+        # A tag whose size, added to its offset, wraps a 32-bit sum.
+        "size_wraps": u32(24) + u32(0) + u32(2) + u32(0xfffffff9) + u32(0) + u32(8),
     }
 
 
@@ -249,6 +251,8 @@ def pvemit():
         "xen_direct": b"\x02ffffffff81000000 irq_enable 12\n7fff0000 save_fl 10\n",
         "bad_line": b"\x03ffffffff81000000 restore_fl 6\nzz nosuchop 7\n",
         "too_long": b"\x00ffffffffffffffff irq_disable 99\n0 safe_halt 5\n",
+        # A 32-byte site, the longest, read whole.
+        "site-32-bytes": b"\x00" + b"f" * 16 + b" irq_disable 32\n0 safe_halt 50",
     }
 
 

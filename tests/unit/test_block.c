@@ -13,21 +13,7 @@
 #include "drivers/block.h"
 #include "kernel/wait_queue.h"
 
-/* ---- Fakes: locks that check their pairing, a console that prints. */
-
-unsigned long spin_lock_irqsave(struct spinlock *l)
-{
-    assert_false(spin_is_locked(l));
-    l->next_ticket++;
-    return 0x200;
-}
-
-void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
-{
-    assert_int_equal(flags, 0x200);
-    assert_true(spin_is_locked(l));
-    l->owner++;
-}
+/* ---- Fakes (locks: tests/unit/fake_locks.c): a console that prints. */
 
 void wait_queue_sleep(struct wait_queue *wq, struct spinlock *lock)
 {
@@ -50,13 +36,6 @@ int kprintf(const char *fmt, ...)
     n = vprintf(fmt, ap);
     va_end(ap);
     return n;
-}
-
-void panic(const char *fmt, ...)
-{
-    (void)fmt;
-    fail_msg("panic");
-    abort();
 }
 
 /* ---- The fake transport: holds what it is given, completes on demand. */

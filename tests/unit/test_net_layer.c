@@ -18,21 +18,7 @@
 
 #define QUEUE 64 /* drivers/net.c's NET_RX_QUEUE */
 
-/* ---- Fakes: locks that check their pairing, no sleeping, one thread. */
-
-unsigned long spin_lock_irqsave(struct spinlock *l)
-{
-    assert_false(spin_is_locked(l));
-    l->next_ticket++;
-    return 0x200;
-}
-
-void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
-{
-    assert_int_equal(flags, 0x200);
-    assert_true(spin_is_locked(l));
-    l->owner++;
-}
+/* ---- Fakes (locks: tests/unit/fake_locks.c): no sleeping, one thread. */
 
 void wait_queue_sleep(struct wait_queue *wq, struct spinlock *lock)
 {
@@ -65,13 +51,6 @@ int kprintf(const char *fmt, ...)
 {
     (void)fmt;
     return 0;
-}
-
-void panic(const char *fmt, ...)
-{
-    (void)fmt;
-    fail_msg("panic");
-    abort();
 }
 
 /* ---- The fake transport and stack. */

@@ -105,7 +105,7 @@ UNIT_SRCS_pvh_parse := kernel/pvh_parse.c kernel/boot_info.c
 
 # A fake transport holds and completes requests; locks and sleeping are faked.
 UNIT_TESTS += block
-UNIT_SRCS_block := drivers/block.c
+UNIT_SRCS_block := drivers/block.c tests/unit/fake_locks.c
 
 # The test plays the device: it takes available entries and fills the used ring.
 UNIT_TESTS += virtqueue
@@ -116,7 +116,7 @@ UNIT_SRCS_disk_pattern := kernel/disk_pattern.c
 
 # A fake transport and a fake stack around the layer's queue and batching.
 UNIT_TESTS += net_layer
-UNIT_SRCS_net_layer := drivers/net.c
+UNIT_SRCS_net_layer := drivers/net.c tests/unit/fake_locks.c
 
 UNIT_TESTS += net_checksum
 UNIT_SRCS_net_checksum := kernel/net/checksum.c
