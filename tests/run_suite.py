@@ -2,7 +2,7 @@
 """Runs a suite of tests/manifest.py: its two lanes side by side, every
 group even after one fails, each group's output in a log of its own;
 shows k/N and an estimate from the last run's durations as it goes, and
-ends with a table (group, passed, failed, time, log) and one closing line
+ends with a table (group, passed, failed, time, CPU time, log) and one closing line
 `N passed, N failed`.
 
   tests/run_suite.py [test|quick] [--group NAME]... [--list]
@@ -57,7 +57,10 @@ SHOW_EVERY_S = 60
 
 
 def run_command(command, log, show):
-    """Runs one command into log; returns (passed, failed) it counts for.
+    """Runs one command into log; returns (passed, failed, CPU seconds) it
+    counts for: the CPU time of the command and every process it waited
+    for, QEMU's included, so the table shows which groups keep the
+    machine busy and which wait.
     Its `FAIL name` lines reach show() at once, and its `[k/N] PASS name`
     lines (the boot tests') as a count once a minute."""
     log.write("$ %s\n" % command)
@@ -77,16 +80,18 @@ def run_command(command, log, show):
         elif m and m.group(1) and time.monotonic() - shown >= SHOW_EVERY_S:
             show("%s/%s done" % (m.group(1), m.group(2)))
             shown = time.monotonic()
-    status = p.wait()
-    log.write("(exit status %d)\n\n" % status)
+    _, raw_status, usage = os.wait4(p.pid, 0)
+    p.returncode = status = os.waitstatus_to_exitcode(raw_status)
+    cpu = usage.ru_utime + usage.ru_stime
+    log.write("(exit status %d, %.0f s of CPU)\n\n" % (status, cpu))
     log.flush()
     counts = SUMMARY.findall("".join(out))
     if counts:
         passed, failed = (int(n) for n in counts[-1])
         if status != 0 and failed == 0:
             failed = 1  # it said all passed, yet failed: count that
-        return passed, failed
-    return (1, 0) if status == 0 else (0, 1)
+        return passed, failed, cpu
+    return (1, 0, cpu) if status == 0 else (0, 1, cpu)
 
 
 class Progress:
@@ -134,27 +139,28 @@ def run_lane(names, groups, durations, progress, results):
         path = os.path.join(log_dir(), name + ".log")
         progress.start(name, lane, durations.get(name))
         start = time.monotonic()
-        passed = failed = 0
+        passed = failed = cpu = 0
         with open(path, "w") as log:
             for command in commands:
-                p, f = run_command(command, log,
-                                   lambda text: progress.note(name, lane, text))
+                p, f, c = run_command(command, log,
+                                      lambda text: progress.note(name, lane, text))
                 passed += p
                 failed += f
+                cpu += c
         seconds = time.monotonic() - start
-        results[name] = (passed, failed, seconds, path)
+        results[name] = (passed, failed, seconds, path, cpu)
         progress.end(name, lane, passed, failed, seconds, path)
 
 
 def table(groups, results):
-    rows = [("group", "passed", "failed", "time", "log")]
+    rows = [("group", "passed", "failed", "time", "CPU", "log")]
     for name in groups:
-        passed, failed, seconds, path = results[name]
+        passed, failed, seconds, path, cpu = results[name]
         rows.append((name, str(passed), str(failed), "%dm%02ds" % divmod(int(seconds), 60),
-                     os.path.relpath(path, ROOT)))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+                     "%dm%02ds" % divmod(int(cpu), 60), os.path.relpath(path, ROOT)))
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
     for r in rows:
-        print("  ".join(c.ljust(w) if i in (0, 4) else c.rjust(w)
+        print("  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w)
                         for i, (c, w) in enumerate(zip(r, widths))).rstrip())
 
 

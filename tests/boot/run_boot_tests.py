@@ -193,6 +193,10 @@ def check(case, status, text, stderr, raw):
 SLOT_WAIT_MAX_S = 1800
 
 
+# tools/run's line when QEMU had to wait for a free CPU (tools/cpu_slots.py).
+SLOT_WAIT = re.compile(r"^run: waited (\d+) s for \d+ free CPUs?$", re.MULTILINE)
+
+
 def run_case(case, image, logdir):
     log = os.path.join(logdir, case["name"] + ".log")
     if os.path.exists(log):
@@ -215,7 +219,9 @@ def run_case(case, image, logdir):
         status, stderr = p.returncode, p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
         status, stderr = 124, "run_boot_tests: tools/run itself did not end\n"
-    elapsed = time.monotonic() - start
+    # Time spent queued for CPUs is the other lane's, not this case's.
+    waited = sum(float(s) for s in SLOT_WAIT.findall(stderr))
+    elapsed = time.monotonic() - start - waited
     raw = b""
     if os.path.exists(log):
         with open(log, "rb") as f:
