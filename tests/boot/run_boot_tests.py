@@ -213,12 +213,7 @@ def run_case(case, image, logdir):
     # has its CPUs (tools/cpu_slots.py); this backstop only catches
     # tools/run itself stuck, so its margin covers building an ISO,
     # fetching Xen and waiting for CPUs behind the other lanes' boots.
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=case["timeout"] + SLOT_WAIT_MAX_S)
-        status, stderr = p.returncode, p.stderr.decode(errors="replace")
-    except subprocess.TimeoutExpired:
-        status, stderr = 124, "run_boot_tests: tools/run itself did not end\n"
+    status, stderr, cpu = run_tool(cmd, case["timeout"] + SLOT_WAIT_MAX_S)
     # Time spent queued for CPUs is the other lane's, not this case's.
     waited = sum(float(s) for s in SLOT_WAIT.findall(stderr))
     elapsed = time.monotonic() - start - waited
@@ -227,7 +222,27 @@ def run_case(case, image, logdir):
         with open(log, "rb") as f:
             raw = f.read()
     text = console_text(raw)
-    return check(case, status, text, stderr, raw), elapsed, text, stderr
+    return check(case, status, text, stderr, raw), (elapsed, cpu), text, stderr
+
+
+def run_tool(cmd, timeout):
+    """tools/run's (status, stderr, CPU seconds of it and its QEMU); status
+    124 when it outlives timeout."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    killed = threading.Event()
+    timer = threading.Timer(timeout, lambda: (killed.set(), p.kill()))
+    timer.start()
+    try:
+        stderr = p.stderr.read().decode(errors="replace")
+        _, raw_status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(raw_status)
+    finally:
+        timer.cancel()
+    cpu = usage.ru_utime + usage.ru_stime
+    if killed.is_set():
+        return 124, "run_boot_tests: tools/run itself did not end\n", cpu
+    return p.returncode, stderr, cpu
 
 
 def runs_alone(case):
@@ -307,12 +322,12 @@ def main():
 
     def one(case):
         nonlocal passed, failed
-        reasons, elapsed, text, stderr = run_case(case, args.image, logdir)
+        reasons, (elapsed, cpu), text, stderr = run_case(case, args.image, logdir)
         with lock:
             done = "[%d/%d]" % (passed + failed + 1, len(cases))
             if not reasons:
                 passed += 1
-                print("%s PASS %s (%.1f s)" % (done, case["name"], elapsed))
+                print("%s PASS %s (%.1f s, %.1f s of CPU)" % (done, case["name"], elapsed, cpu))
             else:
                 failed += 1
                 print("%s FAIL %s: %s" % (done, case["name"], "; ".join(reasons)))
