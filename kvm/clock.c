@@ -8,7 +8,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/native/backend.h"
-#include "arch/x86/pvclock.h"
+#include "arch/x86/pvclock_kernel.h"
 #include "kernel/exit.h"
 #include "kernel/percpu.h"
 #include "kvm/backend.h"
@@ -32,21 +32,6 @@ static void register_record(unsigned cpu)
         __atomic_store_n(&latest.several, true, __ATOMIC_RELAXED);
 }
 
-static unsigned long clock_irq_save(void)
-{
-    return irq_save();
-}
-
-static void clock_irq_restore(unsigned long flags)
-{
-    irq_restore(flags);
-}
-
-static unsigned clock_cpu(void)
-{
-    return cpu_index();
-}
-
 /* A CPU's first read registers its record: no other hook runs on every
  * CPU as it starts, and this one runs with interrupts off, on that CPU. */
 static const volatile struct vcpu_time_info *clock_record(unsigned cpu)
@@ -56,13 +41,7 @@ static const volatile struct vcpu_time_info *clock_record(unsigned cpu)
     return &records[cpu];
 }
 
-static const struct pvclock_hooks hooks = {
-    .irq_save = clock_irq_save,
-    .irq_restore = clock_irq_restore,
-    .cpu = clock_cpu,
-    .record = clock_record,
-    .tsc = rdtsc_ordered,
-};
+static const struct pvclock_hooks hooks = PVCLOCK_KERNEL_HOOKS(clock_record);
 
 /* kvm-clock itself: ns since KVM started the VM, never back across vCPUs. */
 static uint64_t raw_ns(void)

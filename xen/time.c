@@ -13,7 +13,7 @@
 #include "xen/events.h"
 #include "xen/hypercall.h"
 #include "xen/system_time.h"
-#include "arch/x86/pvclock.h"
+#include "arch/x86/pvclock_kernel.h"
 
 /* Xen ABI (public/arch-x86/cpuid.h): leaf base + 3 describes the TSC;
  * sub-leaf 0 has the guest's rate in ECX (kHz) and in EAX bit 0 whether
@@ -31,35 +31,13 @@ static struct pvclock_latest latest;
 static int64_t resume_offset_ns;
 static struct xen_clock_stop stopped;
 
-/* The kernel's hooks for arch/x86/pvclock.h, constant so that they inline:
- * the irq ops, this CPU, its vcpu_info's time record, the ordered TSC. */
-static unsigned long clock_irq_save(void)
-{
-    return irq_save();
-}
-
-static void clock_irq_restore(unsigned long flags)
-{
-    irq_restore(flags);
-}
-
-static unsigned clock_cpu(void)
-{
-    return cpu_index();
-}
-
+/* This vCPU's time record: in its vcpu_info, where Xen keeps it. */
 static const volatile struct vcpu_time_info *clock_record(unsigned cpu)
 {
     return &((struct vcpu_info *)percpu_areas[cpu].platform)->time;
 }
 
-static const struct pvclock_hooks clock_hooks = {
-    .irq_save = clock_irq_save,
-    .irq_restore = clock_irq_restore,
-    .cpu = clock_cpu,
-    .record = clock_record,
-    .tsc = rdtsc_ordered,
-};
+static const struct pvclock_hooks clock_hooks = PVCLOCK_KERNEL_HOOKS(clock_record);
 
 /* This vCPU's clock (arch/x86/pvclock.h): its record with its own TSC. */
 static uint64_t local_clock(uint8_t *flags)
