@@ -16,6 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import result_lines  # noqa: E402
+from report_table import markdown  # noqa: E402
 
 NAMES_4K = ["disk_read_qd1", "disk_write_qd1", "disk_read_qd32", "disk_write_qd32"]
 # Larger requests: 64 KiB, under Xen more pages than a ring slot's 11
@@ -198,7 +199,7 @@ def section(idx, linux, out, fmt, unit):
              % (bench_configs.DISK_SIZE, unit), ""]
     lines += markdown(["door", "variant", "benchmark", "min", "cpu", "cpu/KiB", "latency",
                        "notifications/req", "interrupts/req", "grant ops/req", "req/s"],
-                      table(idx, lx, fmt))
+                      table(idx, lx, fmt), drop_empty=False)
     if chart(idx, lx, out, unit):
         lines += ["", "![paravirtual I/O](%s)" % CHART]
     lines += ["", "The goals:", ""] + goals(idx, lx, unit)
@@ -212,6 +213,3 @@ def section(idx, linux, out, fmt, unit):
     return lines
 
 
-def markdown(headings, rows):
-    out = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
-    return out + ["| " + " | ".join(r) + " |" for r in rows]

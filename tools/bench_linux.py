@@ -19,9 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import bench_io  # noqa: E402
-import bench_report  # noqa: E402
 import bench_runs  # noqa: E402
 import result_lines  # noqa: E402
+from report_table import fmt, markdown  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(ROOT, "tools", "run")
@@ -181,11 +181,11 @@ def section(data):
     rows = []
     for lname, pname, differs in COMPARED:
         label = "`%s`" % lname if lname == pname else "`%s` / `%s`" % (lname, pname)
-        rows.append([label] + [bench_report.fmt(figure(runs, cfg, lname if runs is lx else pname))
+        rows.append([label] + [fmt(figure(runs, cfg, lname if runs is lx else pname))
                                for runs, cfg, _ in cols] + [differs])
     rows.append(["per pte, (`mprotect_512` - `mprotect_1`) / 511"] +
                 [per_pte(runs, cfg) for runs, cfg, _ in cols] + [""])
-    out += bench_report.markdown(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
+    out += markdown(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
     out += ["", "Each kernel against itself: under Xen, `mprotect_512` costs Linux %s, and "
             "patchbay %s." % (xen_share(lx, "linux-xen", "linux-native"),
                               xen_share(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
@@ -202,7 +202,7 @@ def section(data):
             rows.append(["`%s`" % t["name"]] + [str(v) for v in (
                 t["hypercalls"], t["mc_entries"], t["invlpg"], t["pte_commits"],
                 p.get("hypercalls", "—"), p.get("mc_entries", "—"))])
-        out += bench_report.markdown(["mprotect", "Linux hypercalls", "Linux multicall entries",
+        out += markdown(["mprotect", "Linux hypercalls", "Linux multicall entries",
                          "Linux INVLPG requests", "Linux ptes committed", "patchbay hypercalls",
                          "patchbay multicall entries"], rows)
     out += ["", "What this shows and what it cannot: both kernels are counted in "

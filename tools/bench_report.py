@@ -28,6 +28,7 @@ import bench_contended  # noqa: E402
 import bench_io  # noqa: E402
 import bench_runs  # noqa: E402
 import elfimage  # noqa: E402
+from report_table import fmt, markdown  # noqa: E402
 
 # The layouts of bench/bench.h, which _Static_asserts the offsets used here.
 BENCH_SIZE = 64
@@ -179,14 +180,6 @@ def value(idx, column, tags, name):
     return r["min"] if r else None
 
 
-def fmt(v):
-    if v is None:
-        return "—"
-    if abs(v - round(v)) < 0.005:
-        return "%d" % round(v)
-    return "%.1f" % v if v < 100 else "%.0f" % v
-
-
 def delta(v, normal):
     if v is None or not normal:
         return fmt(v)
@@ -242,16 +235,6 @@ def headings():
 
 
 HEADINGS = headings()
-
-
-def markdown(headings, rows):
-    """A markdown table; columns with no figure in any row are dropped."""
-    if not rows:
-        return []
-    keep = [0] + [i for i in range(1, len(headings)) if any(r[i] != "—" for r in rows)]
-    out = ["| " + " | ".join(headings[i] for i in keep) + " |",
-           "|" + "|".join(" --- " for _ in keep) + "|"]
-    return out + ["| " + " | ".join(r[i] for i in keep) + " |" for r in rows]
 
 
 def label(name, tags):
