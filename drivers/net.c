@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
+#include "kernel/net/trace.h"
 #include "kernel/net/stack.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -27,12 +29,20 @@ static net_probe_fn probes[NET_MAX_PROBES];
 static unsigned nr_probes;
 static bool probed;
 
+uint64_t net_trace_left;
+OPTION_UINT(net_trace_left, "net.trace", 0, 64,
+            "trace the first N echo requests (ping, UDP echo) and their replies: the "
+            "transport's ring slots, grants and notifications, and each layer of the stack");
+bool net_tracing;
+static bool trace_next_rx; /* the next net_receive's frame is traced */
+
 /* Slots [head, head + count) hold frames; the thread owns the slot at
  * head while it hands it to the stack, which may rewrite it in place. */
 static struct {
     struct {
         struct net_device *dev;
         unsigned len;
+        bool traced;
         uint8_t data[NET_FRAME_MAX];
     } slot[NET_RX_QUEUE];
     unsigned head, count;
@@ -96,7 +106,9 @@ void net_rx_drain(bool block)
     do {
         unsigned i = take_slot();
 
+        net_tracing = rxq.slot[i].traced;
         net_stack_input(rxq.slot[i].dev, rxq.slot[i].data, rxq.slot[i].len);
+        net_tracing = false;
         release_slot();
     } while (++taken < NET_RX_QUEUE && __atomic_load_n(&rxq.count, __ATOMIC_ACQUIRE) > 0);
     for (unsigned i = 0; i < nr_plugged; i++)
@@ -141,10 +153,21 @@ static void copy_frame(uint8_t *dst, const uint8_t *src, unsigned len)
         *dst++ = *src++;
 }
 
+bool net_trace_take(const void *frame, unsigned len)
+{
+    if (!net_trace_is_echo(frame, len))
+        return false;
+    net_trace_left--;
+    trace_next_rx = true;
+    return true;
+}
+
 void net_receive(struct net_device *d, const void *frame, unsigned len)
 {
     unsigned long flags;
+    bool traced = trace_next_rx;
 
+    trace_next_rx = false;
     d->stats.rx_frames++;
     if (len > NET_FRAME_MAX) {
         d->stats.rx_dropped++;
@@ -158,6 +181,7 @@ void net_receive(struct net_device *d, const void *frame, unsigned len)
 
         rxq.slot[i].dev = d;
         rxq.slot[i].len = len;
+        rxq.slot[i].traced = traced;
         copy_frame(rxq.slot[i].data, frame, len);
         __atomic_store_n(&rxq.count, rxq.count + 1, __ATOMIC_RELEASE);
         wait_queue_wake_one(&rxq.wq);

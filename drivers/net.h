@@ -83,6 +83,25 @@ struct net_device *net_first(void);
  * may reuse its buffer as soon as this returns. */
 void net_receive(struct net_device *d, const void *frame, unsigned len);
 
+/* net.trace=N: the first N echo requests (a ping, a datagram to the UDP
+ * echo port) and their replies, each step printed, for docs/io.md. The
+ * budget is read on every received frame, so off it costs one load. */
+extern uint64_t net_trace_left;
+/* Set by the network thread while the stack handles a traced frame: what
+ * a transport is asked to transmit meanwhile is that frame's reply. */
+extern bool net_tracing;
+
+/* Takes one of the budget if the frame is an echo request; the transport's
+ * next net_receive() then carries the mark to the stack. */
+bool net_trace_take(const void *frame, unsigned len);
+
+/* From a transport's receive path, before net_receive(): whether to print
+ * its own steps for this frame. */
+static inline bool net_trace_rx(const void *frame, unsigned len)
+{
+    return __builtin_expect(net_trace_left != 0, 0) && net_trace_take(frame, len);
+}
+
 /* Sends one frame: transmit, then kick unless plugged. False when the
  * transport had no room (counted in tx_dropped). Any context. */
 bool net_transmit(struct net_device *d, const void *frame, unsigned len);

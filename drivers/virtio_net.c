@@ -14,6 +14,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/trap_frame.h"
 #include "drivers/net.h"
+#include "drivers/virtio_net_trace.h"
 #include "drivers/virtio_pci.h"
 #include "drivers/virtqueue.h"
 #include "kernel/console.h"
@@ -43,6 +44,10 @@ static struct {
     struct virtio_pci vp;
     struct vnet_queue rx, tx;
     struct net_device dev;
+    struct {
+        bool kick, tx_done; /* the traced reply's kick and completion to come */
+        uint16_t tx_head;
+    } trace;
 } vnet;
 
 static _Alignas(4096) uint8_t rx_ring[VNET_RING_BYTES];
@@ -79,9 +84,14 @@ static bool rx_post(uint8_t *buf)
 
 /* A length the device wrote that leaves no frame, or more than the
  * buffer, is not handed up. */
+static bool rx_whole(uint32_t len)
+{
+    return len > VNET_HDR && len <= VNET_BUF;
+}
+
 static void rx_deliver(const uint8_t *buf, uint32_t len)
 {
-    if (len > VNET_HDR && len <= VNET_BUF)
+    if (rx_whole(len))
         net_receive(&vnet.dev, buf + VNET_HDR, len - VNET_HDR);
 }
 
@@ -92,27 +102,41 @@ static void rx_deliver(const uint8_t *buf, uint32_t len)
 static void rx_reap(void)
 {
     struct virtqueue *vq = &vnet.rx.vq;
-    bool again = true;
+    bool again = true, traced = false;
+    uint16_t traced_at = 0;
 
     vq_quiet(vq);
     while (again) {
         unsigned n = 0;
         void *token;
-        uint16_t head;
+        uint16_t head, old;
         uint32_t len;
         int got = 0;
+        bool kick;
 
         while (n < VNET_REAP_BATCH && (got = vq_pop_used(vq, &token, &head, &len)) == 1) {
+            bool t = rx_whole(len) && net_trace_rx((uint8_t *)token + VNET_HDR, len - VNET_HDR);
+            if (t) {
+                vnet_trace_rx(vq, (uint16_t)(vq->last_used - 1), head, len, token);
+                traced = true;
+                traced_at = vq->avail_idx;
+            }
             rx_deliver(token, len);
             rx_post(token); /* the slot it just freed: cannot fail */
             n++;
         }
         if (got < 0)
             panic("virtio-net: the device completed a receive buffer that is not posted");
-        if (vq_publish(vq))
+        old = vq->kicked_idx;
+        kick = vq_publish(vq);
+        if (traced && n)
+            vnet_trace_refill(vq, traced_at, old, kick);
+        if (kick)
             notify(&vnet.rx);
         again = n == VNET_REAP_BATCH || vq_arm_interrupt(vq);
     }
+    if (traced)
+        vnet_trace_rearm(vq);
 }
 
 static void vnet_interrupt(struct trap_frame *f)
@@ -132,7 +156,10 @@ static void tx_reclaim(void)
     int got;
 
     while ((got = vq_pop_used(&vnet.tx.vq, &token, &head, &len)) == 1)
-        ;
+        if (vnet.trace.tx_done && head == vnet.trace.tx_head) {
+            vnet_trace_tx_done(&vnet.tx.vq, (uint16_t)(vnet.tx.vq.last_used - 1), head, len);
+            vnet.trace.tx_done = false;
+        }
     if (got < 0)
         panic("virtio-net: the device completed a transmit buffer that is not in flight");
 }
@@ -143,6 +170,7 @@ static bool vnet_transmit(struct net_device *d, const void *frame, unsigned len)
     struct virtqueue *vq = &vnet.tx.vq;
     struct vq_buf b;
     uint8_t *buf;
+    int head;
 
     (void)d;
     tx_reclaim();
@@ -152,15 +180,27 @@ static bool vnet_transmit(struct net_device *d, const void *frame, unsigned len)
     memset(buf, 0, VNET_HDR);
     memcpy(buf + VNET_HDR, frame, len);
     b = (struct vq_buf){.addr = (uint64_t)(uintptr_t)buf, .len = (uint32_t)(VNET_HDR + len)};
-    return vq_add(vq, &b, 1, buf) >= 0;
+    head = vq_add(vq, &b, 1, buf);
+    if (head >= 0 && net_tracing) {
+        vnet_trace_tx(vq, (uint16_t)head, buf);
+        vnet.trace = (typeof(vnet.trace)){.kick = true, .tx_done = true, .tx_head = (uint16_t)head};
+    }
+    return head >= 0;
 }
 
 /* Spec 2.7.13: one notification for everything queued since the last,
  * and none when the device said it is still reading the ring. */
 static void vnet_kick(struct net_device *d)
 {
+    uint16_t old = vnet.tx.vq.kicked_idx;
+    bool kick = vq_publish(&vnet.tx.vq);
+
     (void)d;
-    if (vq_publish(&vnet.tx.vq))
+    if (vnet.trace.kick) {
+        vnet_trace_kick(&vnet.tx.vq, old, kick, vnet.tx.notify, vnet.tx.index);
+        vnet.trace.kick = false;
+    }
+    if (kick)
         notify(&vnet.tx);
 }
 

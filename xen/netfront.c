@@ -10,6 +10,7 @@
  * final check). After a resume in a new domain it connects to the new
  * backend, grants its buffers again and announces our address. */
 #include "xen/netif.h"
+#include "xen/netfront_trace.h"
 
 #include "drivers/net.h"
 #include "kernel/cmdline.h"
@@ -64,6 +65,10 @@ static struct netfront {
     bool suspended; /* from a suspend until the reconnect */
     uint64_t malformed;
     char name[8];
+    struct {
+        bool push, tx_done; /* the traced reply's push and response to come */
+        unsigned tx_id;
+    } trace;
 } front;
 
 static void notify_backend(void)
@@ -98,6 +103,10 @@ static void tx_reap_locked(void)
             if (rsp.id >= TX_BUFS || !front.tx_busy[rsp.id]) {
                 report_malformed("transmit", "no frame of that id in flight", rsp.id);
                 continue;
+            }
+            if (front.trace.tx_done && rsp.id == front.trace.tx_id) {
+                netfront_trace_tx_done(i, rp, RING_GET_RESPONSE(&front.tx, i));
+                front.trace.tx_done = false;
             }
             front.tx_busy[rsp.id] = false;
             front.tx_free[front.tx_nfree++] = rsp.id;
@@ -137,6 +146,11 @@ static bool netfront_transmit(struct net_device *d, const void *frame, unsigned 
                                      .flags = 0,
                                      .id = (uint16_t)id,
                                      .size = (uint16_t)len};
+    if (net_tracing) {
+        netfront_trace_tx(front.tx.req_prod_pvt, req);
+        front.trace.push = front.trace.tx_done = true;
+        front.trace.tx_id = id;
+    }
     front.tx.req_prod_pvt++;
     spin_unlock(&front.tx_lock);
     return true;
@@ -147,6 +161,7 @@ static bool netfront_transmit(struct net_device *d, const void *frame, unsigned 
 static void netfront_kick(struct net_device *d)
 {
     int notify;
+    RING_IDX old;
 
     (void)d;
     spin_lock(&front.tx_lock);
@@ -154,7 +169,12 @@ static void netfront_kick(struct net_device *d)
         spin_unlock(&front.tx_lock);
         return;
     }
+    old = front.tx.sring->req_prod;
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&front.tx, notify);
+    if (front.trace.push) {
+        netfront_trace_tx_push(old, front.tx.sring, notify || !avoid_notify, front.port);
+        front.trace.push = false;
+    }
     spin_unlock(&front.tx_lock);
     if (notify || !avoid_notify)
         notify_backend();
@@ -187,6 +207,8 @@ static void rx_take(void)
 {
     int more, notify;
     unsigned long flags = spin_lock_irqsave(&front.rx_lock);
+    bool traced = false;
+    RING_IDX traced_at = 0, old;
 
     do {
         RING_IDX i, rp = front.rx.sring->rsp_prod;
@@ -194,16 +216,27 @@ static void rx_take(void)
         for (i = front.rx.rsp_cons; i != rp; i++) {
             struct netif_rx_response rsp = *RING_GET_RESPONSE(&front.rx, i);
             const char *why = netif_rx_check(&rsp, i, PAGE_SIZE, NET_FRAME_MAX);
+            uint8_t *frame;
             if (why && rsp.status != NETIF_RSP_DROPPED)
                 report_malformed("receive", why, rsp.id);
-            if (!why)
-                net_receive(&front.dev, (uint8_t *)front.rx_page[i % RX_BUFS] + rsp.offset,
-                            (unsigned)rsp.status);
+            if (why)
+                continue;
+            frame = (uint8_t *)front.rx_page[i % RX_BUFS] + rsp.offset;
+            if (net_trace_rx(frame, (unsigned)rsp.status)) {
+                netfront_trace_rx(i, rp, RING_GET_RESPONSE(&front.rx, i), front.rx_ref[i % RX_BUFS],
+                                  front.port);
+                traced = true;
+                traced_at = i + RX_BUFS; /* where its page is posted again */
+            }
+            net_receive(&front.dev, frame, (unsigned)rsp.status);
         }
         front.rx.rsp_cons = i;
         RING_FINAL_CHECK_FOR_RESPONSES(&front.rx, more);
     } while (more);
+    old = front.rx.sring->req_prod;
     notify = rx_refill_locked();
+    if (traced && front.rx_posted)
+        netfront_trace_rx_refill(&front.rx, traced_at, old, notify || !avoid_notify);
     spin_unlock_irqrestore(&front.rx_lock, flags);
     if (notify || (!avoid_notify && front.rx_posted))
         notify_backend();

@@ -21,6 +21,8 @@ static void eth_input(struct net_device *d, uint8_t *frame, unsigned len)
         net_drop(NET_DROP_ETH_NOT_OURS);
         return;
     }
+    if (net_tracing)
+        net_trace_eth_in(frame, len);
     switch (get16(frame + 12)) {
     case ETH_TYPE_IPV4:
         ipv4_input(frame, len);
@@ -62,5 +64,7 @@ bool eth_reply(uint8_t *frame, unsigned len)
 
     memcpy(sender, frame + NET_ETH_ALEN, NET_ETH_ALEN);
     eth_header(frame, sender, get16(frame + 12));
+    if (net_tracing)
+        net_trace_eth_out(frame, len);
     return net_stack_send(frame, len);
 }

@@ -22,10 +22,14 @@ void icmp_input(uint8_t *frame, unsigned l4_len)
         net_drop(NET_DROP_ICMP_TYPE);
         return;
     }
+    if (net_tracing)
+        net_trace_icmp_in(frame, l4_len);
     /* The identifier, sequence number and data go back as they came. */
     m[0] = ICMP_ECHO_REPLY;
     put16(m + 2, 0);
     put16(m + 2, csum_fold(csum_add(0, m, l4_len)));
+    if (net_tracing)
+        net_trace_icmp_out(frame, l4_len);
     if (ipv4_reply(frame, IP_PROTO_ICMP, l4_len))
         net_stack.c.echo_replies++;
 }

@@ -46,6 +46,8 @@ void ipv4_input(uint8_t *frame, unsigned len)
         net_drop(why);
         return;
     }
+    if (net_tracing)
+        net_trace_ip_in(frame);
     /* Bytes past the total length are the link's padding, not data. */
     l4_len = get16(ip + 2) - IP_HLEN;
     if (ip[9] == IP_PROTO_ICMP)
@@ -72,5 +74,7 @@ bool ipv4_reply(uint8_t *frame, uint8_t proto, unsigned l4_len)
     put32(ip + 16, to);
     sum = csum_fold(csum_add(0, ip, IP_HLEN));
     put16(ip + 10, net_stack.mutant_ip_checksum ? (uint16_t)(sum ^ 0x0100) : sum);
+    if (net_tracing)
+        net_trace_ip_out(frame);
     return eth_reply(frame, NET_L4_OFFSET + l4_len);
 }

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/net.h"
 #include "kernel/net/stack.h"
+#include "kernel/net/trace.h"
 
 /* Counts one drop for reason r. */
 void net_drop(enum net_drop r);

@@ -39,6 +39,8 @@ const char *net_drop_name(enum net_drop r)
 void net_drop(enum net_drop r)
 {
     net_stack.c.dropped[r]++;
+    if (net_tracing)
+        net_trace_drop(net_drop_name(r));
 }
 
 void net_stack_up(struct net_device *d, uint32_t ip, uint32_t gw)

@@ -28,14 +28,19 @@ static bool udp_reply(uint8_t *frame, unsigned len, bool keep_sum)
 
     put16(u, get16(u + 2));
     put16(u + 2, from);
-    if (keep_sum)
+    if (keep_sum) {
+        if (net_tracing)
+            net_trace_udp_out(frame, true);
         return ipv4_reply(frame, IP_PROTO_UDP, len);
+    }
     put16(u + 4, (uint16_t)len);
     put16(u + 6, 0);
     /* Our reply's pseudo-header: from our address to the sender's. */
     sum = csum_fold(csum_add(csum_pseudo(net_stack.ip, src, IP_PROTO_UDP, (uint16_t)len), u, len));
     /* RFC 768: a computed 0 is sent as all ones; 0 means "no checksum". */
     put16(u + 6, sum ? sum : 0xffff);
+    if (net_tracing)
+        net_trace_udp_out(frame, false);
     return ipv4_reply(frame, IP_PROTO_UDP, len);
 }
 
@@ -110,6 +115,8 @@ void udp_input(uint8_t *frame, unsigned l4_len)
         net_drop(NET_DROP_UDP_CHECKSUM);
         return;
     }
+    if (net_tracing)
+        net_trace_udp_in(frame, len);
     switch (get16(u + 2)) {
     case NET_UDP_ECHO_PORT:
         if (udp_reply(frame, len, get16(u + 6) != 0))

@@ -1284,6 +1284,26 @@ def net_counts_agree(text):
     return None
 
 
+# net.trace under Xen (docs/io.md's ping walk): dom0's first ping arrives
+# in a page granted writable to dom0, which is posted again at once; the
+# reply leaves from a page of the transmit pool granted read-only, and
+# netback answers it.
+NETFRONT_TRACED = [
+    r"^netfront: trace: event on port \d+: rx rsp_prod \d+, rsp_cons \d+$",
+    r"^netfront: trace:   = id \d+, offset 0, flags 0x[0-9a-f]+, status 98 \(the frame's "
+    r"bytes\)$",
+    r"^netfront: trace:   = flags 0x0001 \(permit_access, writable\), domid 0, frame 0x",
+    r"^netfront: trace:   = id \d+, gref \d+ \(the same page\)$",
+    r"^netfront: trace: rx push: req_prod \d+ -> \d+, req_event \d+: ",
+    r"^net: trace: icmp in: type 8 \(echo request\), code 0, .* sequence 0, 56 bytes of data, "
+    r"checksum 0x[0-9a-f]{4} verified$",
+    r"^net: trace: ipv4 out: 10\.0\.0\.2 -> 10\.0\.0\.1, total length 84, ",
+    r"^netfront: trace:   = gref \d+, offset 0, flags 0x0, id \d+, size 98$",
+    r"^netfront: trace:   = flags 0x0005 \(permit_access, readonly\), domid 0, frame 0x",
+    r"^netfront: trace: tx push: req_prod \d+ -> \d+, req_event \d+: ",
+    r"^netfront: trace:   = id \d+, status 0 \(NETIF_RSP_OKAY\)$"]
+
+
 def net_boot(name, args, method, steps=(), expect=()):
     """A domU answering dom0's ping and UDP client, through a plan of steps
     if any, and passing with no datagram wrong and none lost after the
@@ -1302,6 +1322,8 @@ CASES += [
              expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
     net_boot("domu-net-pvh", PVH_DOMU, "xen-pvh",
              expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    dict(net_boot("domu-net-trace-pv", ["--domu"], "xen-pv", expect=NETFRONT_TRACED),
+         cmdline="net.trace=1"),
     dict(name="domu-net-no-backend", args=["--domu"], cmdline="net=on",
          expect=[r"^netfront: no network: no vif in xenstore$"],
          reject=[PASS, r"^netfront: device/"],
@@ -1554,7 +1576,42 @@ _net_gw = clean_boot("net-gateway-arp", ["--net", "--net-count", "20"],
                      expect=[r"^net: gateway 10\.0\.2\.2 is at 52:55:0a:00:02:02$",
                              r"^net: client sent 20, received 20, wrong 0, lost 0$"])
 _net_gw.update(cmdline="net.gw=10.0.2.2")
+
+
+def traced_once(text):
+    """net.trace=1 follows one echo request of the many that arrive."""
+    n = len(re.findall(r"^net: trace: eth in: ", text, re.MULTILINE))
+    return None if n == 1 else "%d frames traced, not 1" % n
+
+
+# net.trace (docs/io.md's ping walk): the first ping, of two and the bad
+# frames' pings after them, through the receive queue (its used entry, a
+# WRITE buffer of header and frame, posted again), each layer of the
+# stack with its checksums, and the reply on the transmit queue.
+_net_trace = clean_boot("net-trace-ping",
+                        ["--net", "--net-peer", "frames", "--net-count", "2"],
+                        expect=[
+    r"^virtio-net: trace:   = id \d+, len 110 \(the 12-byte header and a 98-byte frame\)$",
+    r"^virtio-net: trace:   = addr 0x[0-9a-f]+, len 1526, flags 0x2 WRITE, next 0$",
+    r"^virtio-net: trace: rx avail->idx (\d+) -> \d+, avail_event \d+: (no )?notify$",
+    r"^virtio-net: trace: rx re-armed: used_event \d+$",
+    r"^net: trace: ipv4 in: 10\.0\.2\.2 -> 10\.0\.2\.15, total length 84, .* header checksum "
+    r"0x[0-9a-f]{4} verified",
+    r"^net: trace: icmp in: type 8 \(echo request\), code 0, id 0xbeef, sequence 0, 56 bytes "
+    r"of data, checksum 0x[0-9a-f]{4} verified$",
+    r"^net: trace: icmp out: type 0 \(echo reply\), code 0, id 0xbeef, sequence 0, ",
+    r"^net: trace: eth out: dst 52:55:0a:00:02:02, src 52:54:00:12:34:56, type 0x0800 "
+    r"\(IPv4\), 98 bytes$",
+    r"^virtio-net: trace:   = addr 0x[0-9a-f]+, len 110, flags 0x0 \(the device reads\), "
+    r"next \d+$",
+    r"^virtio-net: trace: tx avail->idx \d+ -> \d+, avail_event \d+: (no )?notify$",
+    r"^virtio-net: trace: tx reclaimed: used->ring\[\d+\] = id \d+, len 0 ",
+    r"^net: client sent 4, received 4, wrong 0, lost 0$"])
+_net_trace.update(cmdline="net.trace=1", check=traced_once)
+# Off by default: nothing traced.
+_net["reject"] = _net["reject"] + [r": trace: "]
 CASES += [
+    _net_trace,
     _net_frames,
     _net_flood,
     _net_gw,

@@ -59,7 +59,7 @@ FUZZ_SRCS_blkif_response := xen/blkif_response.c
 # fake device checking each frame it sends.
 FUZZ_TARGETS += net_input
 FUZZ_SRCS_net_input := kernel/net/stack.c kernel/net/ethernet.c kernel/net/arp.c kernel/net/ipv4.c \
-	kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/printf.c
+	kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/net/trace.c kernel/printf.c
 
 FUZZ_TIME ?= 120
 FUZZ_TEST_TIME ?= 4

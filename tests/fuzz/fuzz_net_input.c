@@ -6,7 +6,11 @@
  * Input: one byte of fix-ups, then the frame. Bit 0 points the frame at
  * the guest (its MAC, and its IP address when IPv4); bit 1 puts a right
  * IP header checksum in; bit 2 a right ICMP or UDP checksum, so the
- * search reaches the layers a checksum would otherwise guard. */
+ * search reaches the layers a checksum would otherwise guard; bit 3
+ * traces the frame (net.trace's lines, formatted and thrown away), so
+ * the trace's readers of each header are fuzzed with the layers. */
+#include <stdarg.h>
+
 #include "drivers/net.h"
 #include "kernel/net/layers.h"
 #include "kernel/net/stack.h"
@@ -37,6 +41,20 @@ static void check_ipv4(const uint8_t *f, unsigned len)
     FUZZ_CHECK(
         csum_fold(csum_add(csum_pseudo(GUEST_IP, get32(ip + 16), IP_PROTO_UDP, (uint16_t)l4_len),
                            l4, l4_len)) == 0);
+}
+
+bool net_tracing; /* drivers/net.c's: bit 3 of the fix-ups */
+
+int kprintf(const char *fmt, ...)
+{
+    static char line[512];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    return n;
 }
 
 bool net_transmit(struct net_device *d, const void *frame, unsigned len)
@@ -119,7 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     len = (unsigned)(size - 1);
     memcpy(f, data + 1, len);
     fix_up(f, len, data[0]);
+    net_tracing = data[0] & 8;
     net_stack_input(&dev, f, len);
+    net_tracing = false;
     /* One frame in: at most one reply, and dropped at most once. */
     FUZZ_CHECK(net_stack.c.rx_frames == rx + 1);
     FUZZ_CHECK(nr_sent - sent <= 1 && drops() - dropped <= 1);

@@ -49,7 +49,7 @@ def main():
         check("bench_report on it: exit 1, one line naming the file",
               p.returncode == 1 and p.stderr.strip().count("\n") == 0
               and "results.json" in p.stderr, repr((p.returncode, p.stderr[-300:])))
-    for name in ("lifecycle-run.json", "host-run.json"):
+    for name in ("lifecycle-run.json", "host-run.json", "ping-run.json"):
         record = os.path.join(ROOT, "docs", name)
         check("docs/%s carries format %d" % (name, bench_runs.FORMAT),
               raises(record) is None and bench_runs.load(record) is not None)

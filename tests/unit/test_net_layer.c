@@ -86,6 +86,7 @@ static void receive(uint8_t tag, unsigned len);
 /* The stack: records each frame's first byte, checks the rest, and
  * replies to each. */
 static uint8_t seen[4 * QUEUE];
+static bool seen_traced[4 * QUEUE];
 static unsigned nr_seen;
 static unsigned arrivals; /* frames the stack's fake makes arrive meanwhile */
 
@@ -93,6 +94,7 @@ void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len)
 {
     assert_ptr_equal(d, &dev);
     assert_true(len >= 1 && len <= NET_FRAME_MAX);
+    seen_traced[nr_seen] = net_tracing;
     seen[nr_seen++] = frame[0];
     for (unsigned i = 1; i < len; i++) /* copied whole, every byte */
         assert_int_equal(frame[i], (uint8_t)(frame[0] + i * 7));
@@ -101,6 +103,12 @@ void net_stack_input(struct net_device *d, uint8_t *frame, unsigned len)
         arrivals--;
         receive((uint8_t)nr_seen, 60);
     }
+}
+
+/* The stack's judgement of an echo request: here, a frame tagged 0xec. */
+bool net_trace_is_echo(const uint8_t *frame, unsigned len)
+{
+    return len > 0 && frame[0] == 0xec;
 }
 
 static void fake_probe(void)
@@ -256,6 +264,35 @@ static void test_plug_nests(void **state)
     assert_int_equal(kicks, 1);
 }
 
+/* net.trace=N marks the first N echo requests a transport took for the
+ * stack, and nothing else: not the frame before, nor those after the
+ * budget, and the mark is the stack's only while it handles that frame. */
+static void test_trace_marks_budget(void **state)
+{
+    uint8_t frame[60] = {0xec};
+
+    (void)state;
+    net_trace_left = 2;
+    receive(1, 60);
+    assert_true(net_trace_rx(frame, sizeof(frame)));
+    receive(0xec, 60);
+    assert_false(net_trace_rx(&(uint8_t){7}, 1)); /* not an echo: no budget taken */
+    receive(2, 60);
+    assert_true(net_trace_rx(frame, sizeof(frame)));
+    receive(0xec, 60);
+    assert_false(net_trace_rx(frame, sizeof(frame))); /* the budget is spent */
+    receive(0xec, 60);
+    net_rx_drain(true);
+    assert_int_equal(nr_seen, 5);
+    assert_false(seen_traced[0]);
+    assert_true(seen_traced[1]);
+    assert_false(seen_traced[2]);
+    assert_true(seen_traced[3]);
+    assert_false(seen_traced[4]);
+    assert_false(net_tracing);
+    assert_int_equal(net_trace_left, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +304,7 @@ int main(void)
         cmocka_unit_test_setup(test_pass_ends_under_a_flood, setup),
         cmocka_unit_test_setup(test_transmit_unplugged_and_refused, setup),
         cmocka_unit_test_setup(test_plug_nests, setup),
+        cmocka_unit_test_setup(test_trace_marks_budget, setup),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

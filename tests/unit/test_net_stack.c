@@ -23,6 +23,25 @@ static bool refuse;
 static struct net_device dev = {.name = "eth0", .mac = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56}};
 static uint8_t f[NET_FRAME_MAX];
 
+bool net_tracing; /* drivers/net.c's: set by the trace tests alone */
+
+/* net.trace's lines, kept: the console is the trace's only output. */
+static char traced[4096];
+static size_t traced_len;
+
+int kprintf(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(traced + traced_len, sizeof(traced) - traced_len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        traced_len += (size_t)n < sizeof(traced) - traced_len ? (size_t)n : 0;
+    return n;
+}
+
 bool net_transmit(struct net_device *d, const void *frame, unsigned len)
 {
     assert_ptr_equal(d, &dev);
@@ -42,6 +61,9 @@ static int setup(void **state)
     refuse = false;
     memset(f, 0, sizeof(f));
     net_stack.mutant_ip_checksum = false;
+    net_tracing = false;
+    traced_len = 0;
+    traced[0] = '\0';
     net_stack_up(&dev, GUEST_IP, 0);
     return 0;
 }
@@ -578,6 +600,50 @@ static void test_counters_line(void **state)
     assert_int_equal(strlen(line), 19);
 }
 
+/* ---- net.trace */
+
+/* A traced ping: each layer says what it verified on the way up and what
+ * it wrote into the reply, the checksums as they are on the wire. */
+static void test_trace_ping(void **state)
+{
+    unsigned len = frame_ping(f, 7, 56);
+    char want[128];
+
+    (void)state;
+    assert_true(net_trace_is_echo(f, len));
+    net_tracing = true;
+    net_stack_input(&dev, f, len);
+    assert_int_equal(nr_sent, 1);
+    assert_non_null(strstr(traced, "net: trace: eth in: dst 52:54:00:12:34:56, src "
+                                   "52:55:0a:00:02:02, type 0x0800 (IPv4), 98 bytes\n"));
+    assert_non_null(strstr(traced, "net: trace: ipv4 in: 10.0.2.2 -> 10.0.2.15, total length 84"));
+    assert_non_null(strstr(traced, "net: trace: icmp in: type 8 (echo request), code 0, id "));
+    snprintf(want, sizeof(want), "sequence 7, 56 bytes of data, checksum 0x%04x computed",
+             get16(sent[0] + NET_L4_OFFSET + 2));
+    assert_non_null(strstr(traced, want));
+    snprintf(want, sizeof(want), "protocol 1 (ICMP), header checksum 0x%04x computed",
+             get16(sent[0] + ETH_HLEN + 10));
+    assert_non_null(strstr(traced, want));
+    assert_non_null(strstr(traced, "net: trace: eth out: dst 52:55:0a:00:02:02"));
+}
+
+/* A traced frame that stops says where; untraced frames print nothing,
+ * and only echo requests are chosen. */
+static void test_trace_drop_and_quiet(void **state)
+{
+    unsigned len = frame_ping(f, 1, 8);
+
+    (void)state;
+    net_stack_input(&dev, f, len);
+    assert_int_equal(traced_len, 0);
+    frame_ping(f, 1, 8); /* the reply was written over it */
+    f[ETH_HLEN + 11] ^= 0x40;
+    net_tracing = true;
+    net_stack_input(&dev, f, len);
+    assert_non_null(strstr(traced, "net: trace: dropped: ip-checksum\n"));
+    assert_false(net_trace_is_echo(f, frame_arp(f, 1, PEER_IP, GUEST_IP)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -609,6 +675,8 @@ int main(void)
         cmocka_unit_test_setup(test_real_frames, setup),
         cmocka_unit_test_setup(test_parse_ip4, setup),
         cmocka_unit_test_setup(test_counters_line, setup),
+        cmocka_unit_test_setup(test_trace_ping, setup),
+        cmocka_unit_test_setup(test_trace_drop_and_quiet, setup),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

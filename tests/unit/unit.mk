@@ -125,7 +125,8 @@ UNIT_SRCS_net_checksum := kernel/net/checksum.c
 # plays the transport and keeps what the stack sends.
 UNIT_TESTS += net_stack
 UNIT_SRCS_net_stack := kernel/net/stack.c kernel/net/ethernet.c kernel/net/arp.c \
-	kernel/net/ipv4.c kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/printf.c
+	kernel/net/ipv4.c kernel/net/icmp.c kernel/net/udp.c kernel/net/checksum.c kernel/net/trace.c \
+	kernel/printf.c
 
 UNIT_CC ?= gcc
 # Sanitizers turn a silent overflow in kernel code into a failed test;
