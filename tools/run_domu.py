@@ -246,7 +246,8 @@ def domu_overlay(args, image, workdir):
     config (domu_config) and the run's parameters (domu_params). With
     --linux the domU's kernel is Debian's (its compressed vmlinuz: the
     domain builder unpacks it) and image, the program, is the /init of its
-    own initramfs, with Linux's blkfront module beside it for a --disk."""
+    own initramfs, with Linux's blkfront module beside it for a --disk and
+    its netfront for a --net."""
     if args.linux:
         root = os.path.join(build_dir(), "domu", "root")
         kernel = the_one(root, "boot/vmlinuz-*")
@@ -254,11 +255,14 @@ def domu_overlay(args, image, workdir):
             check_pvh_entry(os.path.join(build_dir(), "domu", "vmlinux"), kernel)
         with open(image, "rb") as f:
             domu_files = [("init", 0o100755, f.read())]
-        if args.disk:
-            # Debian builds it as a module; the program loads it (disk_probe).
-            with open(the_one(root, "lib/modules/*/kernel/drivers/block/xen-blkfront.ko"),
-                      "rb") as f:
-                domu_files.append(("xen-blkfront.ko", 0o100644, f.read()))
+        # Debian builds the frontends as modules; the program loads them
+        # (disk_probe, net_run).
+        for wanted, module in ((args.disk, "block/xen-blkfront"),
+                               (getattr(args, "net", False), "net/xen-netfront")):
+            if wanted:
+                with open(the_one(root, "lib/modules/*/kernel/drivers/%s.ko" % module),
+                          "rb") as f:
+                    domu_files.append((os.path.basename(module) + ".ko", 0o100644, f.read()))
         with open(kernel, "rb") as f:
             files = [("patchbay/vmlinuz", 0o100644, f.read()),
                      ("patchbay/initrd.cpio", 0o100644, cpio_newc(domu_files))]

@@ -1,4 +1,6 @@
 """tools/run --net: a network card, and the host's own client as the peer.
+With --linux the guest is Debian's Linux, whose virtio-net the benchmark
+program's bench.net mode brings up with the same words.
 
 Natively the guest gets a modern virtio-net PCI device on QEMU's user
 network, with two UDP ports of 127.0.0.1 (free ones, chosen here)
@@ -42,7 +44,7 @@ PEERS = ("udpclient", "frames", "flood")
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
 NET_TIMEOUT_MAX = 86400  # the kernel's bound for net.timeout (kernel/net_workload.c)
-NET_DOORS = "natively and with --domu"  # what --net supports, for the refusal
+NET_DOORS = "natively and with --domu, patchbay or --linux"  # what --net supports, for the refusal
 
 
 def udpclient_path():
@@ -68,10 +70,12 @@ def check_net_args(p, args):
         args.net_peer = "udpclient"
     if args.net > 1:
         p.error("--net given %d times: the guest has one network card" % args.net)
-    others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen),
-                                    ("--linux", args.linux)) if on]
+    others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen)) if on]
     if others:
         p.error("--net is not supported with %s (only %s)" % (" ".join(others), NET_DOORS))
+    if args.linux and args.net_peer != "udpclient":
+        p.error("--net-peer %s checks patchbay's own stack: --linux takes the UDP client only"
+                % args.net_peer)
     if args.domu and args.net_peer != "udpclient":
         p.error("--net-peer %s needs the native door: under --domu the peers are dom0's"
                 % args.net_peer)

@@ -385,9 +385,9 @@ def check_net(run, run_net, args):
     to the guest's address; the client started by the guest's up line, its
     lines shown between the guest's, and a silent end named."""
     refused(["--net", "--net"], "--net given 2 times: the guest has one network card")
-    for door in (["--iso"], ["--xen"], ["--linux"]):
-        refused(door + ["--net"],
-                "--net is not supported with %s (only natively and with --domu)" % door[0])
+    for door in (["--iso"], ["--xen"], ["--linux", "--xen"]):
+        refused(door + ["--net"], "--net is not supported with %s (only natively and with "
+                "--domu, patchbay or --linux)" % door[-1])
     refused(["--net-count", "5"], "--net-count applies to --net only")
     refused(["--net-size", "64", "--net-window", "2"],
             "--net-size and --net-window apply to --net only")
@@ -609,6 +609,75 @@ def check_domu_net(run_domu, args):
           b"loss\n", shown.data)
 
 
+def cpio_names(archive):
+    """The (name, data) entries of a newc cpio archive, in order."""
+    out, pos = [], 0
+    while True:
+        size, namesize = int(archive[pos + 54:pos + 62], 16), int(archive[pos + 94:pos + 102], 16)
+        name = archive[pos + 110:pos + 110 + namesize - 1].decode()
+        pos += 110 + namesize
+        pos += -pos % 4
+        if name == "TRAILER!!!":
+            return out
+        out.append((name, archive[pos:pos + size]))
+        pos += size + -(pos + size) % 4
+
+
+def check_linux_net(run_linux, run_domu, args):
+    """--linux --net: natively the door's words go to the program, and its
+    initramfs holds Linux's virtio-net stack with net.order in load order;
+    in a domU, xen-netfront.ko beside the program; the Ethernet peer, which
+    checks patchbay's own stack, refused."""
+    a = args("--linux", "--net")
+    check("--linux --net: the program gets net=on net.ip=10.0.2.15 net.timeout=50",
+          a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50", a.cmdline)
+    refused(["--linux", "--net", "--net-peer", "frames"],
+            "--net-peer frames checks patchbay's own stack: --linux takes the UDP client only")
+    with tempfile.TemporaryDirectory() as d:
+        modules = os.path.join(d, "domu", "root", "lib", "modules", "6.1", "kernel")
+        for path in ("drivers/virtio/virtio_ring", "drivers/virtio/virtio",
+                     "drivers/virtio/virtio_pci_legacy_dev", "drivers/virtio/virtio_pci_modern_dev",
+                     "drivers/virtio/virtio_pci", "drivers/block/virtio_blk", "net/core/failover",
+                     "drivers/net/net_failover", "drivers/net/virtio_net",
+                     "drivers/net/xen-netfront", "drivers/block/xen-blkfront"):
+            os.makedirs(os.path.dirname(os.path.join(modules, path)), exist_ok=True)
+            with open(os.path.join(modules, path + ".ko"), "w") as f:
+                f.write(path)
+        os.makedirs(os.path.join(d, "domu", "root", "boot"))
+        for name in ("domu/root/boot/vmlinuz-6.1", "program"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("ELF")
+        saved = (run_linux.build_dir, run_linux.fetch_linux, run_domu.build_dir,
+                 run_domu.udpclient_static)
+        run_linux.build_dir = run_domu.build_dir = lambda: d
+        run_linux.fetch_linux = lambda: os.path.join(d, "program")
+        run_domu.udpclient_static = lambda: os.path.join(d, "program")
+        try:
+            with tempfile.TemporaryDirectory() as work:
+                run_linux.linux_args(args("--linux", "--net"), os.path.join(d, "program"), work)
+                with open(os.path.join(work, "initrd.cpio"), "rb") as f:
+                    files = dict(cpio_names(f.read()))
+            order = ["virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
+                     "virtio_pci", "failover", "net_failover", "virtio_net"]
+            check("--linux --net: the initramfs holds the virtio-net stack, net.order in "
+                  "modinfo's order, no disk's",
+                  files.get("net.order") == b"".join(m.encode() + b"\n" for m in order)
+                  and files.get("virtio_net.ko") == b"drivers/net/virtio_net"
+                  and files.get("failover.ko") == b"net/core/failover"
+                  and "disk.order" not in files and "virtio_blk.ko" not in files,
+                  sorted(files))
+            overlay = dict(cpio_names(run_domu.domu_overlay(
+                args("--linux", "--domu", "--net"), os.path.join(d, "program"), None)))
+            domu = dict(cpio_names(overlay["patchbay/initrd.cpio"]))
+            check("--linux --domu --net: xen-netfront.ko beside the program, no blkfront",
+                  domu.get("xen-netfront.ko") == b"drivers/net/xen-netfront"
+                  and "xen-blkfront.ko" not in domu and "patchbay/udpclient" in overlay,
+                  sorted(domu))
+        finally:
+            (run_linux.build_dir, run_linux.fetch_linux, run_domu.build_dir,
+             run_domu.udpclient_static) = saved
+
+
 def check_gdb(run, run_gdb, args):
     """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
     os.chdir(ROOT)  # the printed command names paths below the working directory
@@ -674,6 +743,7 @@ def main():
     run = load_tool("run")
     import run_domu
     import run_gdb
+    import run_linux
     import run_net
     import run_xen
 
@@ -810,6 +880,7 @@ def main():
 
     check_pvh_doors(run, run_xen, run_domu, args)
     check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
+    check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_overlay
     check_verdicts(run_xen, run_domu)
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)
