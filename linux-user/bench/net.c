@@ -147,11 +147,16 @@ static const char *find_interface(void)
             return "no network interface within 10 s of loading its driver";
         sleep_ms(10);
     }
-    /* Its device's name, which names its interrupts too (virtio0-input.0). */
+    /* Its device's name, which names its interrupts too. */
     snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
     n = readlink(path, link, sizeof(link) - 1);
     link[n > 0 ? n : 0] = 0;
     snprintf(devname, sizeof(devname), "%.31s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+    /* netfront names its interrupts after its device without the dash:
+     * vif-0's are vif0-q0-tx and vif0-q0-rx. */
+    for (char *r = devname, *w = devname;; r++)
+        if (*r != '-' && !(*w++ = *r))
+            break;
     return 0;
 }
 
@@ -219,7 +224,7 @@ static const char *wait_carrier(void)
 }
 
 /* Whether /proc/interrupts' action name is the card's: the interface's
- * own (netfront: eth0-q0-tx) or its device's (virtio0-input.0). */
+ * own or its device's (virtio0-input.0, vif0-q0-rx). */
 static int card_irq(const char *action)
 {
     size_t i = strlen(ifname), d = strlen(devname);
@@ -265,18 +270,17 @@ static uint64_t interrupts(void)
  * exact for the CPU that reads (the doors give Linux one). */
 static void idle_time(struct net_sample *s)
 {
-    char line[256];
-    unsigned long long v;
+    char line[256], *colon;
     FILE *f = fopen("/proc/timer_list", "r");
 
     s->idle_ns = 0;
     s->cpus = 0;
     while (f && fgets(line, sizeof(line), f)) {
+        colon = strchr(line, ':');
         if (strncmp(line, "cpu: ", 5) == 0)
             s->cpus++;
-        else if (sscanf(line, " .idle_sleeptime: %llu nsecs", &v) == 1 ||
-                 sscanf(line, " .iowait_sleeptime: %llu nsecs", &v) == 1)
-            s->idle_ns += v;
+        else if (colon && (strstr(line, ".idle_sleeptime") || strstr(line, ".iowait_sleeptime")))
+            s->idle_ns += strtoull(colon + 1, 0, 10); /* "  .idle_sleeptime : N nsecs" */
     }
     if (f)
         fclose(f);
