@@ -5,7 +5,9 @@ kernel boots, or with --xen as Xen's dom0, as this kernel runs there. The
 kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache).
 The program prints patchbay's result lines and verdict, and ends QEMU
 through isa-debug-exit (iopl, then outl; under Xen iopl asks Xen), so
-tools/run's outcomes and statuses are those of every other door."""
+tools/run's outcomes and statuses are those of every other door. With
+--disk or --net natively the initramfs also holds Linux's virtio modules
+for the device, in the order the program loads them."""
 
 import os
 import subprocess

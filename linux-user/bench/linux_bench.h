@@ -41,7 +41,8 @@ int disk_found(void);
 extern const struct linux_bench disk_benches[];
 extern const unsigned disk_bench_count;
 
-/* Takes net.ip= or net.timeout= (in range); 0 for any other word. */
+/* Takes net.ip= or net.timeout= (net_run refuses a bad value); 0 for
+ * any other word. */
 int net_arg(const char *arg);
 
 /* bench.net: brings the card up and serves the client until its end,

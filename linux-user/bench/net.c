@@ -42,6 +42,7 @@
 
 static char ip[16] = "10.0.2.15";
 static unsigned long timeout_s = 60;
+static int bad_timeout;
 static const char *driver;
 static char ifname[IFNAMSIZ], devname[NAME_MAX_LEN];
 
@@ -68,10 +69,9 @@ int net_arg(const char *arg)
     if (strncmp(arg, "net.timeout=", 12) == 0) {
         v = strtoul(arg + 12, &end, 10);
         /* patchbay's net.timeout bounds (kernel/net_workload.c) */
-        if (*end == 0 && v >= 1 && v <= 86400) {
-            timeout_s = v;
-            return 1;
-        }
+        bad_timeout = !(*end == 0 && v >= 1 && v <= 86400);
+        timeout_s = bad_timeout ? timeout_s : v;
+        return 1;
     }
     return 0;
 }
@@ -441,6 +441,8 @@ const char *net_run(void)
 
     if (inet_pton(AF_INET, ip, &a) != 1)
         return "net.ip= is not an IPv4 address A.B.C.D";
+    if (bad_timeout)
+        return "net.timeout= is not a whole number of seconds from 1 to 86400";
     fail = load_driver();
     fail = fail ? fail : find_interface();
     fail = fail ? fail : configure();
