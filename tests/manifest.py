@@ -65,7 +65,7 @@ GROUPS = {
     "bench": ("light", "every benchmark in every configuration, few iterations (checks, "
               "never timings); bench-host's checks",
               ["python3 tests/bench/test_bench_host.py", "python3 tests/bench/test_bench_pvh.py",
-               "tests/bench/test_bench.sh"]),
+               "python3 tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
 }
@@ -81,6 +81,7 @@ QUICK = {
         "python3 tests/pv/test_expected_sites.py",
         "python3 tests/bench/test_bench_host.py",
         "python3 tests/bench/test_bench_pvh.py",
+        "python3 tests/bench/test_bench_net.py",
         "tools/tour --check",
         "python3 tools/prose_check.py",
     ]),

@@ -84,13 +84,14 @@ def details(text, name):
     return [r for r in records(text, "bench", "detail") if r["detail"] == name]
 
 
-# The peers' lines a network row is read from: udpclient's counts (behind
-# "net-door: " under Xen) and busybox ping's summary (behind "net-door: ping: ").
+# The peers' lines a network row is read from: udpclient's counts and
+# busybox ping's summary (behind "net-door: " and "net-door: ping: " under
+# Xen, tools/domu/init).
 UDPCLIENT = re.compile(r"^(?:net-door: )?udpclient: sent (\d+), received (\d+), wrong (\d+), "
                        r"lost (\d+), rtt min/median/max (\d+)/(\d+)/(\d+) us, elapsed_ms (\d+)\s*$",
                        re.M)
-PING = re.compile(r"^(?:net-door: (?:ping: )?)?round-trip min/avg/max = ([\d.]+)/([\d.]+)/([\d.]+) "
-                  r"ms\s*$", re.M)
+PING = re.compile(r"^(?:net-door: )?(?:ping: )?round-trip min/avg/max = ([\d.]+)/([\d.]+)/"
+                  r"([\d.]+) ms\s*$", re.M)
 NET_STATS = ("echoed", "rx_frames", "tx_frames", "notifications", "interrupts", "grant_ops",
              "busy_ns", "cpus")
 

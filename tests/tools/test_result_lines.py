@@ -28,7 +28,8 @@ import result_lines  # noqa: E402
 from report import check, summary  # noqa: E402
 
 # The starts of the lines result_lines reads, as tools/ asks for them.
-STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=")
+STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=",
+          "net-stats: ")
 C_DIRS = ["arch", "bench", "kernel", "linux-user", "mm", "pv", "xen"]
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 ADJACENT = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
@@ -112,7 +113,7 @@ busy_ns=1500000 cpus=1
 patchbay: PASS
 """
 NET_XEN_LINUX = """\
-net-door: round-trip min/avg/max = 0.210/0.305/1.020 ms
+net-door: ping: round-trip min/avg/max = 0.210/0.305/1.020 ms
 net-door: udpclient: sent 100, received 99, wrong 0, lost 1, rtt min/median/max 80/95/400 us, \
 elapsed_ms 40
 net-stats: echoed=100 rx_frames=104 tx_frames=104 notifications=- interrupts=120 grant_ops=- \
