@@ -77,7 +77,7 @@ QUICK = {
         "python3 tests/tools/test_layout.py",
         "python3 tests/tools/test_doclinks.py",
         "python3 tests/tools/test_result_lines.py",
-    "python3 tests/tools/test_bench_linux.py",
+        "python3 tests/tools/test_bench_linux.py",
         "python3 tests/pv/test_expected_sites.py",
         "python3 tests/bench/test_bench_host.py",
         "python3 tests/bench/test_bench_pvh.py",

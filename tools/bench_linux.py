@@ -40,12 +40,9 @@ LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
                ("linux-domu-pvh+net", ["--domu", "--pvh"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
 LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
-# A "+net" config boots once a row: (row, datagrams, under --quick, in
-# flight), the client's --net-count and --net-window. Under Xen dom0 pings
-# the guest before its client starts: the first boot's pings are net_ping.
-NET = "+net"
-NET_ROWS = [("net_echo_w1", 500, 100, 1), ("net_echo_w64", 5000, 1000, 64)]
-NET_PING = "net_ping"
+# A "+net" config boots once a row of patchbay's (bench_configs.NET_ROWS),
+# with its client's --net-count and --net-window. Under Xen dom0 pings the
+# guest before its client starts: the first boot's pings are net_ping.
 LINUX_NET_TIMEOUT = 600  # s: a domU's boot alone is about a minute under TCG
 
 # What is compared: (Linux benchmark, patchbay benchmark, what differs).
@@ -87,12 +84,12 @@ def read_net_console(text, boot_id, row, icount, pinged):
         header = result_lines.records(text, "linux-bench", "release")
         rows = [result_lines.net_row(text, row, boot_id, icount)]
         if pinged:
-            rows.append(result_lines.net_row(text, NET_PING, boot_id, icount))
+            rows.append(result_lines.net_row(text, bench_configs.NET_PING, boot_id, icount))
     except result_lines.ResultLineError as e:
         return [], None, [str(e)]
     problems = ["ran as %s" % h.get("config") for h in header if h.get("config") != boot_id]
-    problems += ["%s: no ping summary from dom0" % NET_PING for r in rows
-                 if r["name"] == NET_PING and r["net"]["ping_ms"] is None]
+    problems += ["%s: no ping summary from dom0" % bench_configs.NET_PING for r in rows
+                 if r["name"] == bench_configs.NET_PING and r["net"]["ping_ms"] is None]
     return rows, header[0]["release"] if header else None, problems
 
 
@@ -100,7 +97,7 @@ def run_linux_net(boot_id, door, icount, quick, logdir):
     """A "+net" config, one boot a row of NET_ROWS: as run_linux, its
     results the network rows."""
     rows, problems, logs, status, release = [], [], [], 0, None
-    for i, (row, count, quick_count, window) in enumerate(NET_ROWS):
+    for i, (row, count, quick_count, window) in enumerate(bench_configs.NET_ROWS):
         log = os.path.join(logdir, "%s-%s.log" % (boot_id, row))
         cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
                "--timeout", str(LINUX_NET_TIMEOUT)] + door + (["--icount"] if icount else [])
@@ -126,7 +123,7 @@ def run_linux_net(boot_id, door, icount, quick, logdir):
 def run_linux(boot_id, door, icount, quick, logdir):
     """One Linux boot: its results, hypercall counts, kernel release and
     problems (empty when it can be used)."""
-    if boot_id.endswith(NET):
+    if boot_id.endswith(bench_configs.NET):
         return run_linux_net(boot_id, door, icount, quick, logdir)
     log = os.path.join(logdir, boot_id + ".log")
     cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
