@@ -126,6 +126,16 @@ static const char *load_driver(void)
     return 0;
 }
 
+/* A device's name as its interrupts carry it: netfront names them after
+ * its device without the dash (vif-0's are vif0-q0-tx and vif0-q0-rx);
+ * virtio's keep theirs (virtio0-input.0). */
+static void irq_name(char *name)
+{
+    for (char *w = name;; name++)
+        if (*name != '-' && !(*w++ = *name))
+            return;
+}
+
 /* The first interface that is not loopback, once the driver made one. */
 static const char *find_interface(void)
 {
@@ -152,11 +162,7 @@ static const char *find_interface(void)
     n = readlink(path, link, sizeof(link) - 1);
     link[n > 0 ? n : 0] = 0;
     snprintf(devname, sizeof(devname), "%.31s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
-    /* netfront names its interrupts after its device without the dash:
-     * vif-0's are vif0-q0-tx and vif0-q0-rx. */
-    for (char *r = devname, *w = devname;; r++)
-        if (*r != '-' && !(*w++ = *r))
-            break;
+    irq_name(devname);
     return 0;
 }
 
@@ -233,16 +239,14 @@ static int card_irq(const char *action)
            (d && strncmp(action, devname, d) == 0 && (action[d] == 0 || action[d] == '-'));
 }
 
-/* The card's interrupts on every CPU, summed over its lines. */
-static uint64_t interrupts(void)
+/* The card's interrupts on every CPU, summed over its lines of f, a
+ * /proc/interrupts (the header names the CPUs' columns). */
+static uint64_t interrupts_in(FILE *f)
 {
     char line[1024];
     unsigned cpus = 0;
     uint64_t sum = 0;
-    FILE *f = fopen("/proc/interrupts", "r");
 
-    if (!f)
-        return 0;
     if (fgets(line, sizeof(line), f))
         for (char *t = strtok(line, " \t\n"); t; t = strtok(0, " \t\n"))
             cpus++;
@@ -259,39 +263,53 @@ static uint64_t interrupts(void)
             n += strtoull(p, &p, 10);
         sum += n;
     }
-    fclose(f);
     return sum;
 }
 
-/* Idle and iowait time summed over the CPUs, in ns, and how many CPUs:
- * /proc/timer_list's per-CPU idle_sleeptime and iowait_sleeptime (a
- * NO_HZ kernel's own ns figures, which /proc/stat rounds to USER_HZ
- * ticks); a CPU idle at the reading lacks its current sleep, so this is
- * exact for the CPU that reads (the doors give Linux one). */
-static void idle_time(struct net_sample *s)
+static uint64_t interrupts(void)
+{
+    FILE *f = fopen("/proc/interrupts", "r");
+    uint64_t n = f ? interrupts_in(f) : 0;
+
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Idle and iowait time summed over the CPUs, in ns, and how many CPUs,
+ * from f, a /proc/timer_list: its per-CPU idle_sleeptime and
+ * iowait_sleeptime (a NO_HZ kernel's own ns figures, which /proc/stat
+ * rounds to USER_HZ ticks). A CPU idle at the reading lacks its current
+ * sleep, so this is exact for the CPU that reads (the doors give Linux
+ * one). */
+static void idle_in(FILE *f, struct net_sample *s)
 {
     char line[256], *colon;
-    FILE *f = fopen("/proc/timer_list", "r");
 
     s->idle_ns = 0;
     s->cpus = 0;
-    while (f && fgets(line, sizeof(line), f)) {
+    while (fgets(line, sizeof(line), f)) {
         colon = strchr(line, ':');
         if (strncmp(line, "cpu: ", 5) == 0)
             s->cpus++;
         else if (colon && (strstr(line, ".idle_sleeptime") || strstr(line, ".iowait_sleeptime")))
             s->idle_ns += strtoull(colon + 1, 0, 10); /* "  .idle_sleeptime : N nsecs" */
     }
-    if (f)
-        fclose(f);
 }
 
 static void sample(struct net_sample *s)
 {
+    FILE *f = fopen("/proc/timer_list", "r");
+
+    s->idle_ns = 0;
+    s->cpus = 0;
+    if (f) {
+        idle_in(f, s);
+        fclose(f);
+    }
     s->rx = read_u64("/sys/class/net/%s/statistics/rx_packets", ifname);
     s->tx = read_u64("/sys/class/net/%s/statistics/tx_packets", ifname);
     s->interrupts = interrupts();
-    idle_time(s);
     s->ns = now_ns();
 }
 
