@@ -106,8 +106,9 @@ def run_linux_net(boot_id, door, icount, quick, logdir):
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
         text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""
-        got, release, found = read_net_console(text, boot_id, row, icount,
-                                               "--domu" in door and i == 0)
+        got, said, found = read_net_console(text, boot_id, row, icount,
+                                            "--domu" in door and i == 0)
+        release = release or said
         if p.returncode != 0:
             why = p.stderr.decode(errors="replace").strip().splitlines()
             found.insert(0, "tools/run exited with status %d%s"
