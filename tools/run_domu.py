@@ -68,7 +68,8 @@ DISK_PREFIX = b"domu-door: "
 # --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
 # OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
 # sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
-# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through.
+# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through;
+# --net-interval-ms sets the pace instead (0: a flood, for the benchmarks).
 NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
@@ -221,6 +222,15 @@ def disk_mode(args):
     return "r" if getattr(args, "disk_ro", False) else "w"
 
 
+def net_interval_ms(args):
+    """The client's wait between sendings: --net-interval-ms, else the
+    door's pace (a plan's slower, so its stream lasts the plan)."""
+    given = getattr(args, "net_interval_ms", None)
+    if given is not None:
+        return given
+    return NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS
+
+
 def domu_params(args):
     """/patchbay/params, which /init sources: the isa-debug-exit port, and
     the lifecycle plan's steps when there is one."""
@@ -237,7 +247,7 @@ def domu_params(args):
                        NET_HOST.encode(), NET_GUEST.encode(),
                        NET_PLAN_COUNT if args.lifecycle else args.net_count, args.net_size,
                        args.net_window,
-                       NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS))
+                       net_interval_ms(args)))
     return params
 
 

@@ -33,6 +33,9 @@ ECHO_PORT, COUNTERS_PORT = 7, 9
 COUNT = 200
 SIZE, SIZES = 64, (8, 1472)
 WINDOW, WINDOWS = 8, (1, 4096)
+# --net-interval-ms: the client's wait between sendings; without it the
+# door's own (none natively, run_domu's under --domu).
+INTERVALS_MS = (0, 60000)
 # The guest's line once its card can send and receive (kernel/net/).
 NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
 # Either peer's counts line, which says it finished.
@@ -58,7 +61,9 @@ def check_net_args(p, args):
     mine = [(name, getattr(args, attr), default, lo, hi)
             for name, attr, default, lo, hi in (("--net-count", "net_count", COUNT, 1, 10 ** 8),
                                                 ("--net-size", "net_size", SIZE, *SIZES),
-                                                ("--net-window", "net_window", WINDOW, *WINDOWS))]
+                                                ("--net-window", "net_window", WINDOW, *WINDOWS),
+                                                ("--net-interval-ms", "net_interval_ms", None,
+                                                 *INTERVALS_MS))]
     if not args.net:
         given = [name for name, value, _, _, _ in mine if value is not None]
         given += ["--net-peer"] if args.net_peer is not None else []
@@ -163,7 +168,8 @@ def client_command(args):
                 "--guest-ip", guest_ip(args.cmdline), "--count", str(args.net_count)]
     return [udpclient_path(), "127.0.0.1", str(args.echo_port), "--count", str(args.net_count),
             "--size", str(args.net_size), "--window", str(args.net_window),
-            "--end-port", str(args.counters_port)]
+            "--end-port", str(args.counters_port)] + (
+                [] if args.net_interval_ms is None else ["--interval-ms", str(args.net_interval_ms)])
 
 
 class NetClient:

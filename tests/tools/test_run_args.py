@@ -394,6 +394,9 @@ def check_net(run, run_net, args):
     refused(["--net", "--net-count", "0"], "--net-count must be from 1 to 100000000, not 0")
     refused(["--net", "--net-size", "1473"], "--net-size must be from 8 to 1472, not 1473")
     refused(["--net", "--net-window", "0"], "--net-window must be from 1 to 4096, not 0")
+    refused(["--net-interval-ms", "0"], "--net-interval-ms applies to --net only")
+    refused(["--net", "--net-interval-ms", "60001"],
+            "--net-interval-ms must be from 0 to 60000, not 60001")
     a = args("--net")
     check("--net: net=on net.ip=10.0.2.15 net.timeout=50 on the command line; 200 "
           "datagrams of 64 bytes, 8 in flight",
@@ -414,6 +417,10 @@ def check_net(run, run_net, args):
           and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7", "--size",
                                                 "1472", "--window", "64", "--end-port", "5556"],
           (a.cmdline, words))
+    a = args("--net", "--net-interval-ms", "3")
+    a.echo_port, a.counters_port = 5555, 5556
+    check("--net-interval-ms 3: the host's client waits 3 ms between sendings",
+          run_net.client_command(a)[-2:] == ["--interval-ms", "3"], run_net.client_command(a))
     refused(["--net-peer", "frames"], "--net-peer applies to --net only")
     a = args("--net", "--net-peer", "frames", "--net-count", "3")
     a.echo_port, a.counters_port = 5555, 5556
@@ -577,6 +584,9 @@ def check_domu_net(run_domu, args):
                                        "1472", "--net-window", "2"))
     check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
           b"NET_COUNT=5\nNET_SIZE=1472\nNET_WINDOW=2\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-interval-ms", "0"))
+    check("--domu --net-interval-ms 0: the client sends back to back",
+          b"NET_INTERVAL_MS=0\n" in params, params)
     params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
     check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
           b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
