@@ -41,7 +41,8 @@ LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
 LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
 # A "+net" config boots once a row of patchbay's (bench_configs.NET_ROWS),
-# with its client's --net-count and --net-window. Under Xen dom0 pings the
+# with its client's --net-count and --net-window, unpaced as patchbay's
+# rows are (tools/bench's run_command). Under Xen dom0 pings the
 # guest before its client starts: the first boot's pings are net_ping.
 LINUX_NET_TIMEOUT = 600  # s: a domU's boot alone is about a minute under TCG
 
@@ -102,7 +103,7 @@ def run_linux_net(boot_id, door, icount, quick, logdir):
         cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
                "--timeout", str(LINUX_NET_TIMEOUT)] + door + (["--icount"] if icount else [])
         cmd += ["--net", "--net-count", str(quick_count if quick else count),
-                "--net-window", str(window), "--", "bench.net"]
+                "--net-window", str(window), "--net-interval-ms", "0", "--", "bench.net"]
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
         text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""
