@@ -14,6 +14,7 @@
 #include "kernel/net/stack.h"
 #include "kernel/printf.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 
 #define POLL_NS (20 * NSEC_PER_MSEC)
@@ -76,6 +77,41 @@ static void print_counters(const struct net_device *d)
             d->stats.rx_dropped, d->stats.tx_dropped, d->stats.notifications, d->stats.interrupts);
 }
 
+/* The device's counters, the CPUs' idle time and the clock when the
+ * interface came up: the bench row's figures are what changed since. */
+struct net_snapshot {
+    struct net_stats stats;
+    uint64_t idle_ns, at_ns;
+};
+
+static void snapshot(const struct net_device *d, struct net_snapshot *s)
+{
+    s->stats = d->stats;
+    s->idle_ns = sched_idle_ns();
+    s->at_ns = time_now_ns();
+}
+
+/* The one line tools/result_lines.py's net_row() reads, and its sums
+ * shown. busy_ns is the CPUs' time not halted: wall time on each online
+ * CPU less its idle. */
+static void print_net_stats(const struct net_device *d, const struct net_snapshot *up)
+{
+    struct net_snapshot end;
+    unsigned cpus = smp_cpus_online();
+
+    snapshot(d, &end);
+    uint64_t wall = (end.at_ns - up->at_ns) * cpus, idle = end.idle_ns - up->idle_ns;
+    kprintf("net-stats: echoed=%lu rx_frames=%lu tx_frames=%lu notifications=%lu interrupts=%lu "
+            "grant_ops=%lu busy_ns=%lu cpus=%u\n",
+            net_stack.c.udp_echoes, end.stats.rx_frames - up->stats.rx_frames,
+            end.stats.tx_frames - up->stats.tx_frames,
+            end.stats.notifications - up->stats.notifications,
+            end.stats.interrupts - up->stats.interrupts, end.stats.grant_ops - up->stats.grant_ops,
+            wall > idle ? wall - idle : 0, cpus);
+    kprintf("net: since up: %lu ns on each of %u CPUs, %lu ns of it idle\n", end.at_ns - up->at_ns,
+            cpus, idle);
+}
+
 /* What the ARP question at the start found, if anything. */
 static void print_gateway(uint32_t gw)
 {
@@ -93,6 +129,7 @@ void net_workload_run(void)
     struct net_device *d;
     uint32_t ip, gw = 0;
     const struct net_client_report *r = &net_stack.report;
+    struct net_snapshot up;
 
     if (!net_choice)
         return;
@@ -103,6 +140,7 @@ void net_workload_run(void)
     if (net_gw[0])
         net_parse_ip4(net_gw, &gw);
     net_stack.mutant_ip_checksum = net_mutant == 1;
+    snapshot(d, &up);
     net_stack_up(d, ip, gw);
     kprintf("net: %s up at %s: UDP echo on port %u, counters on port %u, ping; waiting %lu s "
             "for the client's end%s\n",
@@ -122,6 +160,7 @@ void net_workload_run(void)
     kprintf("net: client sent %lu, received %lu, wrong %lu, lost %lu\n", r->sent, r->received,
             r->wrong, r->lost);
     print_counters(d);
+    print_net_stats(d, &up);
     if (r->wrong > 0) {
         char reason[120];
         ksnprintf(reason, sizeof(reason), "net: the client got %lu datagrams back wrong", r->wrong);

@@ -59,6 +59,8 @@ struct sched_cpu {
     struct thread *idle;   /* runs when nothing else can; never queued */
     uint64_t next_tick_ns; /* when the running thread's slice ends */
     uint64_t armed_ns;     /* what this CPU's one-shot is set for */
+    uint64_t idle_ns;      /* halted, summed; written by this CPU only */
+    uint64_t halt_since;   /* when the open halt began; 0 when none is open */
 };
 static struct sched_cpu sched_cpus[MAX_CPUS];
 static unsigned halted_cpus; /* bit c: CPU c is in safe_halt, or about to be */
@@ -106,6 +108,18 @@ static struct thread *first_runnable_here(void)
     return t;
 }
 
+/* Ends this CPU's open halt, if any, into its idle time. Interrupts
+ * disabled, so a tick that switches away cannot close it twice. */
+static void halt_close(struct sched_cpu *c)
+{
+    uint64_t since = c->halt_since;
+
+    if (!since)
+        return;
+    __atomic_store_n(&c->idle_ns, c->idle_ns + (time_now_ns() - since), __ATOMIC_RELEASE);
+    __atomic_store_n(&c->halt_since, 0, __ATOMIC_RELEASE);
+}
+
 /* Runs the first runnable thread, or the idle thread if there is none.
  * Call with sched_lock held, interrupts disabled, and current already
  * where its state says (run queue, sleep list, a wait queue, nowhere).
@@ -123,6 +137,8 @@ static void switch_away(void)
     next->state = THREAD_RUNNING;
     if (next == prev)
         return;
+    if (prev == this_sched()->idle)
+        halt_close(this_sched()); /* a tick out of the halt ran a thread */
     stack_check_thread(prev, (uint64_t)__builtin_frame_address(0));
     current = next;
     switches++;
@@ -312,7 +328,10 @@ static void poll_for_work(void)
  * and waits in one step. A CPU that finds nothing says so (halted) under
  * sched_lock, so whoever queues a thread next sends it an IPI. The tick
  * switches away from idle when it wakes a sleeper; a thread queued any
- * other way is found on the next pass. */
+ * other way is found on the next pass. The halt (hlt natively, a blocked
+ * vCPU under Xen) is this CPU's idle time, from before it to its return
+ * or a switch away; an interrupt taken out of it counts in it, so
+ * sched_idle_ns() errs towards idle. */
 static void idle_loop(void *unused)
 {
     (void)unused;
@@ -327,7 +346,11 @@ static void idle_loop(void *unused)
             halted_cpus &= ~(1u << cpu_index());
         raw_spin_unlock(&sched_lock);
         if (nothing_to_run) {
+            __atomic_store_n(&this_sched()->halt_since, time_now_ns(), __ATOMIC_RELEASE);
             safe_halt();
+            irq_disable();
+            halt_close(this_sched());
+            irq_enable();
         } else {
             irq_enable();
             thread_yield();
@@ -370,6 +393,26 @@ void sched_run_idle(struct thread *idle)
     raw_spin_unlock(&sched_lock);
     idle_loop(0);
     panic("sched: the idle loop returned");
+}
+
+/* Another CPU may close its halt while this reads: a pair of reads that
+ * changed meanwhile is read again. */
+uint64_t sched_idle_ns(void)
+{
+    uint64_t sum = 0, now = time_now_ns();
+
+    for (unsigned i = 0; i < smp_cpus_online(); i++) {
+        const struct sched_cpu *c = &sched_cpus[i];
+        uint64_t idle, since;
+
+        do {
+            since = __atomic_load_n(&c->halt_since, __ATOMIC_ACQUIRE);
+            idle = __atomic_load_n(&c->idle_ns, __ATOMIC_ACQUIRE);
+        } while (since != __atomic_load_n(&c->halt_since, __ATOMIC_ACQUIRE) ||
+                 idle != __atomic_load_n(&c->idle_ns, __ATOMIC_ACQUIRE));
+        sum += idle + (since && now > since ? now - since : 0);
+    }
+    return sum;
 }
 
 struct thread *thread_current(void)

@@ -65,4 +65,8 @@ uint64_t sched_preemptions_deferred(void);
 /* How many context switches there have been. */
 uint64_t sched_switches(void);
 
+/* The time the online CPUs' idle threads have spent halted since boot,
+ * summed over them, in time_now_ns() nanoseconds. */
+uint64_t sched_idle_ns(void);
+
 #endif

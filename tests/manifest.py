@@ -31,6 +31,8 @@ TOOLS = [
     "python3 tests/tools/test_diskcheck.py",
     "python3 tests/tools/test_udpclient.py",
     "python3 tests/tools/test_result_lines.py",
+    "python3 tests/tools/test_bench_linux.py",
+    "python3 tests/tools/test_linux_net.py",
     "python3 tests/tools/test_gdb.py",
     "python3 tests/tools/test_try_it.py",
     "tools/tour --check",
@@ -64,7 +66,7 @@ GROUPS = {
     "bench": ("light", "every benchmark in every configuration, few iterations (checks, "
               "never timings); bench-host's checks",
               ["python3 tests/bench/test_bench_host.py", "python3 tests/bench/test_bench_pvh.py",
-               "tests/bench/test_bench.sh"]),
+               "python3 tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
 }
@@ -76,9 +78,12 @@ QUICK = {
         "python3 tests/tools/test_layout.py",
         "python3 tests/tools/test_doclinks.py",
         "python3 tests/tools/test_result_lines.py",
+        "python3 tests/tools/test_bench_linux.py",
+        "python3 tests/tools/test_linux_net.py",
         "python3 tests/pv/test_expected_sites.py",
         "python3 tests/bench/test_bench_host.py",
         "python3 tests/bench/test_bench_pvh.py",
+        "python3 tests/bench/test_bench_net.py",
         "tools/tour --check",
         "python3 tools/prose_check.py",
     ]),

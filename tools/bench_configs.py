@@ -87,7 +87,7 @@ PLATFORM = re.compile(r"^(native|xen-pvh|xen-pv)-(?:nopv|unpatched|patched)\b")
 
 
 def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None, icount=False,
-           trials=(), disk=False):
+           trials=(), disk=False, net=False):
     """A boot: id (= the kernel's config string), the bench= selection
     (a list of benchmark or group names), the other kernel options, the
     tools/run door (DOORS; default: the platform's own, as dom0 under Xen), the
@@ -97,11 +97,13 @@ def config(id, select, options=(), nopv=False, door=None, smp=1, host_cpus=None,
     the hypervisor's time slices fall, which tools/bench runs again in
     further boots (--runs), each starting at another offset; disk: the
     door gives the guest a scratch disk (tools/run --disk, --disk-new),
-    which the disk benchmarks need (capability "disk")."""
+    which the disk benchmarks need (capability "disk"); net: the door gives
+    the guest a network card and its peers (tools/run --net), one boot per
+    row of NET_ROWS, and no in-kernel benchmark runs (select is empty)."""
     platform = PLATFORM.match(id).group(1)
     return dict(id=id, platform=platform, door=door or platform, smp=smp, host_cpus=host_cpus,
                 icount=icount, image="nopv" if nopv else "pv", select=list(select),
-                options=list(options), trials=list(trials), disk=disk)
+                options=list(options), trials=list(trials), disk=disk, net=net)
 
 
 def overcommit_configs(base, options, smp, queued=True, plain=True):
@@ -263,3 +265,34 @@ CONFIGS += [config("xen-pv-patched" + XEN + tag + DOMU + DISK, ["io"], ["xen.mmu
                    door="domu", disk=True) for tag, opts in DISK_VARIANTS["domu"]]
 CONFIGS += [config(PVH_PATCHED + tag + DOMU + DISK, ["io"], opts, door="domu-pvh", disk=True)
             for tag, opts in DISK_VARIANTS["domu"]]
+
+
+# The network rows (tools/bench_net.py) on each door's transport:
+# virtio-net natively, netfront against Linux dom0's netback in a PV and a
+# PVH domU, each with its notification avoidance off too. A row is the
+# door's own client (tools/run --net) with a count and a window: one in
+# flight measures the round trip, 64 a flood. These boots run no
+# in-kernel benchmark, so the kernel derives no config string for them;
+# the id is the door's and the variant's, tagged "+net" as the disk
+# boots are "+disk".
+NET = "+net"
+NET_VARIANTS = {"native": [("", []), ("+virtio.event_idx=off", ["virtio.event_idx=off"])],
+                "domu": [("", []), ("+netfront.avoid_notify=off", ["netfront.avoid_notify=off"])]}
+# (row, datagrams, datagrams with --quick, window)
+NET_ROWS = [("net_echo_w1", 500, 100, 1), ("net_echo_w64", 5000, 1000, 64)]
+# dom0's busybox ping, which the Xen doors run before the client: filed
+# from the window-1 boot. QEMU's user network carries no ICMP from the
+# host to the guest, so natively there is no such row.
+NET_PING = "net_ping"
+NET_ROW_NAMES = [r[0] for r in NET_ROWS] + [NET_PING]
+CONFIGS += [config("native-patched" + tag + NET, [], opts, net=True)
+            for tag, opts in NET_VARIANTS["native"]]
+CONFIGS += [config("xen-pv-patched" + XEN + tag + DOMU + NET, [], ["xen.mmu=batch"] + opts,
+                   door="domu", net=True) for tag, opts in NET_VARIANTS["domu"]]
+CONFIGS += [config(PVH_PATCHED + tag + DOMU + NET, [], opts, door="domu-pvh", net=True)
+            for tag, opts in NET_VARIANTS["domu"]]
+
+
+def net_rows(cfg):
+    """The rows a network configuration files: ping too under Xen."""
+    return [r[0] for r in NET_ROWS] + ([NET_PING] if cfg["door"].startswith("domu") else [])

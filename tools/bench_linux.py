@@ -3,7 +3,8 @@
 Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
 on Debian's kernel natively and as Xen's dom0 (tools/run --linux), its
 disk benchmarks natively and in a PV and a PVH domU (tools/run --linux
-[--domu [--pvh]] --disk), and
+[--domu [--pvh]] --disk), its network service on the same three doors
+(tools/run --linux [--domu [--pvh]] --net, one boot a row), and
 patchbay's matching benchmarks in the configurations they are compared
 with (tools/bench --configs ... --only ...): the same QEMU, flags, Xen
 binary and counting. Writes linux.json and the report's "Linux, same
@@ -30,11 +31,20 @@ RUN = os.path.join(ROOT, "tools", "run")
 # the disk benchmarks only (bench.disk) on a scratch disk, Linux's
 # virtio-blk natively and its blkfront in a PV and a PVH domU against the
 # same blkback as patchbay's (tools/bench_io.py sets them beside patchbay's).
+# The "+net" ones serve the door's client on Linux's own stack (bench.net):
+# virtio-net natively, netfront in a PV and a PVH domU on dom0's bridge.
 LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
                ("linux-native+disk", []), ("linux-domu+disk", ["--domu"]),
-               ("linux-domu-pvh+disk", ["--domu", "--pvh"])]
+               ("linux-domu-pvh+disk", ["--domu", "--pvh"]),
+               ("linux-native+net", []), ("linux-domu+net", ["--domu"]),
+               ("linux-domu-pvh+net", ["--domu", "--pvh"])]
 LINUX_TIMEOUT = 600  # s: a full run under Xen takes about 2 minutes alone
 LINUX_DISK_TIMEOUT = 900  # s: the domU's disk run took about 7 minutes beside other boots
+# A "+net" config boots once a row of patchbay's (bench_configs.NET_ROWS),
+# with its client's --net-count and --net-window, unpaced as patchbay's
+# rows are (tools/bench's run_command). Under Xen dom0 pings the
+# guest before its client starts: the first boot's pings are net_ping.
+LINUX_NET_TIMEOUT = 600  # s: a domU's boot alone is about a minute under TCG
 
 # What is compared: (Linux benchmark, patchbay benchmark, what differs).
 COMPARED = [
@@ -68,9 +78,55 @@ def read_console(text, boot_id):
     return results, counts, header[0]["release"] if header else None, problems
 
 
+def read_net_console(text, boot_id, row, icount, pinged):
+    """A "+net" boot's console: its rows (result_lines.net_row's dicts: row,
+    and net_ping too when pinged), kernel release and what is wrong."""
+    try:
+        header = result_lines.records(text, "linux-bench", "release")
+        rows = [result_lines.net_row(text, row, boot_id, icount)]
+        if pinged:
+            rows.append(result_lines.net_row(text, bench_configs.NET_PING, boot_id, icount))
+    except result_lines.ResultLineError as e:
+        return [], None, [str(e)]
+    problems = ["ran as %s" % h.get("config") for h in header if h.get("config") != boot_id]
+    problems += ["%s: no ping summary from dom0" % bench_configs.NET_PING for r in rows
+                 if r["name"] == bench_configs.NET_PING and r["net"]["ping_ms"] is None]
+    return rows, header[0]["release"] if header else None, problems
+
+
+def run_linux_net(boot_id, door, icount, quick, logdir):
+    """A "+net" config, one boot a row of NET_ROWS: as run_linux, its
+    results the network rows."""
+    rows, problems, logs, status, release = [], [], [], 0, None
+    for i, (row, count, quick_count, window) in enumerate(bench_configs.NET_ROWS):
+        log = os.path.join(logdir, "%s-%s.log" % (boot_id, row))
+        cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
+               "--timeout", str(LINUX_NET_TIMEOUT)] + door + (["--icount"] if icount else [])
+        cmd += ["--net", "--net-count", str(quick_count if quick else count),
+                "--net-window", str(window), "--net-interval-ms", "0", "--", "bench.net"]
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        text = open(log, errors="replace").read().replace("\r", "") if os.path.exists(log) else ""
+        got, said, found = read_net_console(text, boot_id, row, icount,
+                                            "--domu" in door and i == 0)
+        release = release or said
+        if p.returncode != 0:
+            why = p.stderr.decode(errors="replace").strip().splitlines()
+            found.insert(0, "tools/run exited with status %d%s"
+                         % (p.returncode, ": " + why[-1] if why else ""))
+        rows += got
+        problems += ["%s: %s" % (row, f) for f in found]
+        logs.append(os.path.relpath(log, ROOT))
+        status = status or p.returncode
+    return dict(id=boot_id, status=status, log=logs[0], logs=logs, release=release,
+                problems=problems, results=rows, counts=[])
+
+
 def run_linux(boot_id, door, icount, quick, logdir):
     """One Linux boot: its results, hypercall counts, kernel release and
     problems (empty when it can be used)."""
+    if boot_id.endswith(bench_configs.NET):
+        return run_linux_net(boot_id, door, icount, quick, logdir)
     log = os.path.join(logdir, boot_id + ".log")
     cmd = [sys.executable, RUN, "--linux", "--quiet", "--log", log,
            "--timeout", str(LINUX_DISK_TIMEOUT if boot_id.endswith(bench_configs.DISK)

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import bench_contended  # noqa: E402
 import bench_io  # noqa: E402
+import bench_net  # noqa: E402
 import bench_runs  # noqa: E402
 import elfimage  # noqa: E402
 from report_table import fmt, markdown  # noqa: E402
@@ -788,8 +789,9 @@ def write(data, out, extra=()):
     tools/bench_lifecycle.py); returns the benchmarks of the
     catalog it failed to name, which must be none."""
     made = chart(data, index(data), out)
-    io = bench_io.section(index(data), bench_runs.load(os.path.join(out, "linux.json")), out,
-                          fmt, unit_of(index(data)))
+    linux = bench_runs.load(os.path.join(out, "linux.json"))
+    io = bench_io.section(index(data), linux, out, fmt, unit_of(index(data)))
+    io += bench_net.section(data, linux, None if io else "Paravirtual I/O")
     text = render(data, made, io) + "".join(line + "\n" for line in extra)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)

@@ -68,7 +68,8 @@ DISK_PREFIX = b"domu-door: "
 # --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
 # OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
 # sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
-# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through.
+# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through;
+# --net-interval-ms sets the pace instead (0: a flood, for the benchmarks).
 NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
@@ -221,6 +222,15 @@ def disk_mode(args):
     return "r" if getattr(args, "disk_ro", False) else "w"
 
 
+def net_interval_ms(args):
+    """The client's wait between sendings: --net-interval-ms, else the
+    door's pace (a plan's slower, so its stream lasts the plan)."""
+    given = getattr(args, "net_interval_ms", None)
+    if given is not None:
+        return given
+    return NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS
+
+
 def domu_params(args):
     """/patchbay/params, which /init sources: the isa-debug-exit port, and
     the lifecycle plan's steps when there is one."""
@@ -237,7 +247,7 @@ def domu_params(args):
                        NET_HOST.encode(), NET_GUEST.encode(),
                        NET_PLAN_COUNT if args.lifecycle else args.net_count, args.net_size,
                        args.net_window,
-                       NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS))
+                       net_interval_ms(args)))
     return params
 
 
@@ -246,7 +256,8 @@ def domu_overlay(args, image, workdir):
     config (domu_config) and the run's parameters (domu_params). With
     --linux the domU's kernel is Debian's (its compressed vmlinuz: the
     domain builder unpacks it) and image, the program, is the /init of its
-    own initramfs, with Linux's blkfront module beside it for a --disk."""
+    own initramfs, with Linux's blkfront module beside it for a --disk and
+    its netfront for a --net."""
     if args.linux:
         root = os.path.join(build_dir(), "domu", "root")
         kernel = the_one(root, "boot/vmlinuz-*")
@@ -254,11 +265,14 @@ def domu_overlay(args, image, workdir):
             check_pvh_entry(os.path.join(build_dir(), "domu", "vmlinux"), kernel)
         with open(image, "rb") as f:
             domu_files = [("init", 0o100755, f.read())]
-        if args.disk:
-            # Debian builds it as a module; the program loads it (disk_probe).
-            with open(the_one(root, "lib/modules/*/kernel/drivers/block/xen-blkfront.ko"),
-                      "rb") as f:
-                domu_files.append(("xen-blkfront.ko", 0o100644, f.read()))
+        # Debian builds the frontends as modules; the program loads them
+        # (disk_probe, net_run).
+        for wanted, module in ((args.disk, "block/xen-blkfront"),
+                               (getattr(args, "net", False), "net/xen-netfront")):
+            if wanted:
+                with open(the_one(root, "lib/modules/*/kernel/drivers/%s.ko" % module),
+                          "rb") as f:
+                    domu_files.append((os.path.basename(module) + ".ko", 0o100644, f.read()))
         with open(kernel, "rb") as f:
             files = [("patchbay/vmlinuz", 0o100644, f.read()),
                      ("patchbay/initrd.cpio", 0o100644, cpio_newc(domu_files))]

@@ -5,7 +5,9 @@ kernel boots, or with --xen as Xen's dom0, as this kernel runs there. The
 kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache).
 The program prints patchbay's result lines and verdict, and ends QEMU
 through isa-debug-exit (iopl, then outl; under Xen iopl asks Xen), so
-tools/run's outcomes and statuses are those of every other door."""
+tools/run's outcomes and statuses are those of every other door. With
+--disk or --net natively the initramfs also holds Linux's virtio modules
+for the device, in the order the program loads them."""
 
 import os
 import subprocess
@@ -34,23 +36,26 @@ def fetch_linux():
     return vmlinux
 
 
-# Linux's virtio-blk natively: Debian builds the stack as modules, which
-# the program loads in this order (each after what its modinfo depends on).
+# Linux's virtio drivers natively: Debian builds the stack as modules,
+# which the program loads in these orders (each after what its modinfo
+# depends on): the disk's (--disk) and the network card's (--net).
 VIRTIO_MODULES = ["virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
-                  "virtio_pci", "virtio_blk"]
+                  "virtio_pci"]
+VIRTIO_DISK = VIRTIO_MODULES + ["virtio_blk"]
+VIRTIO_NET = VIRTIO_MODULES + ["failover", "net_failover", "virtio_net"]
 
 
-def virtio_modules():
-    """The initramfs files for --linux --disk natively: each module of
-    VIRTIO_MODULES, and disk.order naming them in load order (the program's
-    disk_probe reads it)."""
+def virtio_modules(modules, order):
+    """The initramfs files for a native virtio device: each module of
+    modules, and the file order naming them in load order (the program
+    reads disk.order in disk_probe, net.order in net_run)."""
     root = os.path.join(build_dir(), "domu", "root")
     files = []
-    for m in VIRTIO_MODULES:
-        with open(the_one(root, "lib/modules/*/kernel/drivers/*/%s.ko" % m), "rb") as f:
+    for m in modules:
+        with open(the_one(root, "lib/modules/*/kernel/*/*/%s.ko" % m), "rb") as f:
             files.append((m + ".ko", 0o100644, f.read()))
-    order = "".join(m + "\n" for m in VIRTIO_MODULES).encode()
-    return files + [("disk.order", 0o100644, order)]
+    listing = "".join(m + "\n" for m in modules).encode()
+    return files + [(order, 0o100644, listing)]
 
 
 def linux_args(args, program, workdir):
@@ -60,7 +65,9 @@ def linux_args(args, program, workdir):
     with open(program, "rb") as f:
         files = [("init", 0o100755, f.read())]
     if args.disk_path and not args.xen:
-        files += virtio_modules()
+        files += virtio_modules(VIRTIO_DISK, "disk.order")
+    if args.net:
+        files += virtio_modules(VIRTIO_NET, "net.order")
     initrd = cpio_newc(files)
     with open(os.path.join(workdir, "initrd.cpio"), "wb") as f:
         f.write(initrd)

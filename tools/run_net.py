@@ -1,4 +1,6 @@
 """tools/run --net: a network card, and the host's own client as the peer.
+With --linux the guest is Debian's Linux, whose virtio-net the benchmark
+program's bench.net mode brings up with the same words.
 
 Natively the guest gets a modern virtio-net PCI device on QEMU's user
 network, with two UDP ports of 127.0.0.1 (free ones, chosen here)
@@ -31,6 +33,9 @@ ECHO_PORT, COUNTERS_PORT = 7, 9
 COUNT = 200
 SIZE, SIZES = 64, (8, 1472)
 WINDOW, WINDOWS = 8, (1, 4096)
+# --net-interval-ms: the client's wait between sendings; without it the
+# door's own (none natively, run_domu's under --domu).
+INTERVALS_MS = (0, 60000)
 # The guest's line once its card can send and receive (kernel/net/).
 NET_UP = re.compile(rb"^net: \S+ up at ", re.MULTILINE)
 # Either peer's counts line, which says it finished.
@@ -42,7 +47,7 @@ PEERS = ("udpclient", "frames", "flood")
 # door's time-out would kill it, so the run ends with the guest's verdict.
 TIMEOUT_MARGIN = 10
 NET_TIMEOUT_MAX = 86400  # the kernel's bound for net.timeout (kernel/net_workload.c)
-NET_DOORS = "natively and with --domu"  # what --net supports, for the refusal
+NET_DOORS = "natively and with --domu, patchbay or --linux"  # what --net supports, for the refusal
 
 
 def udpclient_path():
@@ -56,7 +61,9 @@ def check_net_args(p, args):
     mine = [(name, getattr(args, attr), default, lo, hi)
             for name, attr, default, lo, hi in (("--net-count", "net_count", COUNT, 1, 10 ** 8),
                                                 ("--net-size", "net_size", SIZE, *SIZES),
-                                                ("--net-window", "net_window", WINDOW, *WINDOWS))]
+                                                ("--net-window", "net_window", WINDOW, *WINDOWS),
+                                                ("--net-interval-ms", "net_interval_ms", None,
+                                                 *INTERVALS_MS))]
     if not args.net:
         given = [name for name, value, _, _, _ in mine if value is not None]
         given += ["--net-peer"] if args.net_peer is not None else []
@@ -68,10 +75,12 @@ def check_net_args(p, args):
         args.net_peer = "udpclient"
     if args.net > 1:
         p.error("--net given %d times: the guest has one network card" % args.net)
-    others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen),
-                                    ("--linux", args.linux)) if on]
+    others = [flag for flag, on in (("--iso", args.iso), ("--xen", args.xen)) if on]
     if others:
         p.error("--net is not supported with %s (only %s)" % (" ".join(others), NET_DOORS))
+    if args.linux and args.net_peer != "udpclient":
+        p.error("--net-peer %s checks patchbay's own stack: --linux takes the UDP client only"
+                % args.net_peer)
     if args.domu and args.net_peer != "udpclient":
         p.error("--net-peer %s needs the native door: under --domu the peers are dom0's"
                 % args.net_peer)
@@ -159,7 +168,8 @@ def client_command(args):
                 "--guest-ip", guest_ip(args.cmdline), "--count", str(args.net_count)]
     return [udpclient_path(), "127.0.0.1", str(args.echo_port), "--count", str(args.net_count),
             "--size", str(args.net_size), "--window", str(args.net_window),
-            "--end-port", str(args.counters_port)]
+            "--end-port", str(args.counters_port)] + (
+                [] if args.net_interval_ms is None else ["--interval-ms", str(args.net_interval_ms)])
 
 
 class NetClient:

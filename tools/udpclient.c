@@ -8,9 +8,10 @@
  *             [--end-port P] [--timeout-ms T]
  *
  * prints "udpclient: sent N, received N, wrong N, lost N, rtt
- * min/median/max A/B/C us" (received: echoes that came back right;
+ * min/median/max A/B/C us, elapsed_ms E" (received: echoes that came back right;
  * wrong: echoes that did not; lost: datagrams without an echo within
- * --timeout-ms, 1000 by default) and exits 0 when nothing came back wrong and
+ * --timeout-ms, 1000 by default; E: from the first sending to the last
+ * datagram settled, so received*1000/E is the echoes per second) and exits 0 when nothing came back wrong and
  * something came back; 1 otherwise; 2 on bad arguments. Before that line,
  * each run of datagrams lost in a row (the guest unreachable for a while,
  * as while it moves) gets one: "udpclient: outage: N lost in a row
@@ -54,6 +55,7 @@ enum fate { FATE_LOST, FATE_RIGHT, FATE_WRONG };
 
 struct counts {
     unsigned long sent, received, wrong, lost;
+    uint64_t elapsed_us; /* first sending to the last datagram settled */
     uint64_t *rtt;
     uint64_t *sent_us; /* per datagram */
     uint8_t *fate;     /* per datagram: enum fate */
@@ -218,7 +220,7 @@ static void run(int fd, const struct options *o, uint32_t tag, struct counts *c)
 {
     struct pending *win = calloc(o->window, sizeof(*win));
     static uint8_t out[MAX_SIZE], in[MAX_SIZE + 1];
-    uint64_t next_send = now_us();
+    uint64_t start = now_us(), next_send = start;
     uint32_t seq = 0;
 
     if (!win) {
@@ -252,6 +254,7 @@ static void run(int fd, const struct options *o, uint32_t tag, struct counts *c)
         }
         expire(o, win, c);
     }
+    c->elapsed_us = now_us() - start;
     free(win);
 }
 
@@ -348,10 +351,11 @@ int main(int argc, char **argv)
     report_outages(&c);
     qsort(c.rtt, c.received, sizeof(*c.rtt), cmp_u64);
     printf("udpclient: sent %lu, received %lu, wrong %lu, lost %lu, rtt min/median/max "
-           "%llu/%llu/%llu us\n",
+           "%llu/%llu/%llu us, elapsed_ms %llu\n",
            c.sent, c.received, c.wrong, c.lost, (unsigned long long)(c.received ? c.rtt[0] : 0),
            (unsigned long long)(c.received ? c.rtt[c.received / 2] : 0),
-           (unsigned long long)(c.received ? c.rtt[c.received - 1] : 0));
+           (unsigned long long)(c.received ? c.rtt[c.received - 1] : 0),
+           (unsigned long long)(c.elapsed_us / 1000));
     fflush(stdout);
     send_end(fd, &o, &c);
     close(fd);

@@ -6,8 +6,8 @@
 #
 #   make linux-bench    the program, $(BUILD)/linux/linux-bench
 #   make bench-linux    run it natively and as Xen's dom0, under icount, and
-#                       its disk benchmarks natively and in a PV and a PVH
-#                       domU:
+#                       its disk benchmarks and its network service
+#                       (bench.net) natively and in a PV and a PVH domU:
 #                       build/bench/linux.json and the report's Linux section
 
 LINUX_BENCH := $(BUILD)/linux/linux-bench

@@ -41,4 +41,13 @@ int disk_found(void);
 extern const struct linux_bench disk_benches[];
 extern const unsigned disk_bench_count;
 
+/* Takes net.ip= or net.timeout= (net_run refuses a bad value); 0 for
+ * any other word. */
+int net_arg(const char *arg);
+
+/* bench.net: brings the card up and serves the client until its end,
+ * printing the client's counts and the net-stats: line; NULL when the
+ * client got every echo right and some back, else why not. */
+const char *net_run(void);
+
 #endif

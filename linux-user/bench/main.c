@@ -11,7 +11,9 @@
  * instructions: say so), bench.quick (few iterations and repetitions, for
  * make test), bench.reps=N, bench.domu (a domU: no exit port to reach),
  * bench.disk (the disk benchmarks only: a boot with a disk, whose config
- * is tagged +disk as patchbay's is). */
+ * is tagged +disk as patchbay's is), bench.net (serve the network's
+ * client only, net.c; the doors' net=on says the same, config +net) with
+ * net.ip= and net.timeout= as the doors pass them to patchbay. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -37,6 +39,7 @@ static unsigned reps = 15;
 static int quick;
 static int domu;
 static int disk_only;
+static int net_only;
 static const char *unit = "tsc_ticks";
 static char config[64];
 
@@ -51,6 +54,10 @@ static void parse_args(int argc, char **argv)
             domu = 1;
         else if (strcmp(argv[i], "bench.disk") == 0)
             disk_only = 1;
+        else if (strcmp(argv[i], "bench.net") == 0 || strcmp(argv[i], "net=on") == 0)
+            net_only = 1;
+        else if (net_arg(argv[i]))
+            continue;
         else if (strncmp(argv[i], "bench.reps=", 11) == 0 && atoi(argv[i] + 11) >= 1 &&
                  atoi(argv[i] + 11) <= REPS_MAX)
             reps = (unsigned)atoi(argv[i] + 11);
@@ -61,17 +68,17 @@ static void parse_args(int argc, char **argv)
         reps = 3;
 }
 
-/* Ends the run with the verdict: QEMU exits with status 0, or 1 when a
- * benchmark failed, when this is PID 1 on a machine with the exit port;
- * the port needs I/O privilege, which a PV dom0's iopl() asks Xen for. A
- * domU has no port of QEMU's (Xen grants it none): it powers off, and
- * its dom0 takes the status from the verdict line. */
-static void finish(int failed)
+/* Ends the run with the verdict, PASS without a reason: QEMU exits with
+ * status 0, or 1 on a FAIL, when this is PID 1 on a machine with the
+ * exit port; the port needs I/O privilege, which a PV dom0's iopl() asks
+ * Xen for. A domU has no port of QEMU's (Xen grants it none): it powers
+ * off, and its dom0 takes the status from the verdict line. */
+static void finish_with(const char *reason)
 {
-    int status = failed ? 1 : 0;
+    int status = reason ? 1 : 0;
 
-    if (failed)
-        printf("patchbay: FAIL %d benchmark%s failed\n", failed, failed == 1 ? "" : "s");
+    if (reason)
+        printf("patchbay: FAIL %s\n", reason);
     else
         printf("patchbay: PASS\n");
     fflush(stdout);
@@ -86,6 +93,14 @@ static void finish(int failed)
             pause(); /* PID 1 must not exit: the kernel would panic */
     }
     exit(status);
+}
+
+static void finish(int failed)
+{
+    char reason[48];
+
+    snprintf(reason, sizeof(reason), "%d benchmark%s failed", failed, failed == 1 ? "" : "s");
+    finish_with(failed ? reason : 0);
 }
 
 /* As PID 1: the filesystems the benchmarks read, and one CPU for all
@@ -133,7 +148,9 @@ static void find_config(void)
              domu                       ? (strcmp(guest, "PVH") == 0 ? "domu-pvh" : "domu")
              : strcmp(type, "xen") == 0 ? "xen"
                                         : "native",
-             disk_only ? "+disk" : "");
+             disk_only  ? "+disk"
+             : net_only ? "+net"
+                        : "");
 }
 
 static uint64_t iters_for(uint64_t iters)
@@ -193,6 +210,8 @@ int main(int argc, char **argv)
     uname(&u);
     printf("linux-bench: release=%s version=\"%s\" config=%s reps=%u quick=%s\n", u.release,
            u.version, config, reps, quick ? "yes" : "no");
+    if (net_only)
+        finish_with(net_run());
     failed += disk_probe();
     if (disk_only) {
         if (!disk_found())

@@ -1525,6 +1525,38 @@ _net_flood = clean_boot("net-virtio-flood",
                             r"^net: eth0 \(virtio-net\): \d+ frames received, \d+ sent, \d+ "
                             r"dropped with the receive queue full, 0 refused by the transport; "
                             r"\d+ notifications, \d+ interrupts$"])
+# The bench row's line (kernel/net_workload.c): the frames and echoes of
+# the run since the interface came up, and the CPUs' busy time, which is
+# their wall time less what the idle threads spent halted: a guest that
+# waits on its client is idle for some of it, on two CPUs more so.
+NET_STATS = (r"^net-stats: echoed=(\d+) rx_frames=(\d+) tx_frames=(\d+) notifications=(\d+) "
+             r"interrupts=(\d+) grant_ops=0 busy_ns=(\d+) cpus=(\d+)$")
+NET_SINCE_UP = r"^net: since up: (\d+) ns on each of (\d+) CPUs, (\d+) ns of it idle$"
+
+
+def net_stats_honest(text):
+    """net-stats: echoed what the client got back (its end's datagram
+    aside), and busy_ns is wall times CPUs less idle, with idle above 0."""
+    stats = re.search(NET_STATS, text, re.MULTILINE)
+    since = re.search(NET_SINCE_UP, text, re.MULTILINE)
+    report = re.search(r"^net: client sent \d+, received (\d+), ", text, re.MULTILINE)
+    if not stats or not since or not report:
+        return "no net-stats: line, no since-up line or no client's report"
+    echoed, busy, cpus = int(stats.group(1)), int(stats.group(6)), int(stats.group(7))
+    wall, since_cpus, idle = (int(n) for n in since.groups())
+    if echoed != int(report.group(1)):
+        return "echoed=%d, but the client received %s" % (echoed, report.group(1))
+    if cpus != since_cpus or busy != wall * cpus - idle:
+        return "busy_ns=%d is not %d ns x %d CPUs less %d idle" % (busy, wall, cpus, idle)
+    if not 0 < busy < wall * cpus:
+        return "busy_ns=%d is not between 0 and wall x CPUs %d: no idle time" % (busy, wall * cpus)
+    return None
+
+
+for _c, _cpus in ((_net_smp, 2), (_net_icount, 1)):
+    _c["expect"] += [NET_STATS.replace(r"cpus=(\d+)", "cpus=(%d)" % _cpus), NET_SINCE_UP]
+    _c["check"] = net_stats_honest
+
 # The client asks the guest for its counters at the end; that reply can
 # reach the console after the guest's verdict (tools/run gives the client
 # 2 s after QEMU ends), so it may be the last line.

@@ -8,7 +8,11 @@ empty value, a key twice). Then every printf format in the tree that
 starts a result line is filled in with sample values and must parse: a
 field written as free text fails here, not in a benchmark run. A format
 that macros make (a tag such as "mmstats:" alone, the rest from a list)
-is read from the file as the C preprocessor leaves it. Ends with
+is read from the file as the C preprocessor leaves it. net_row() makes a
+network bench row of the net-stats: line and the peers' lines (patchbay's
+and Linux's with its `-` for what it cannot count, dom0's behind
+net-door: with ping's summary), and refuses a console without exactly
+one of each or with nothing echoed. Ends with
 "N passed, N failed"."""
 
 import os
@@ -24,7 +28,8 @@ import result_lines  # noqa: E402
 from report import check, summary  # noqa: E402
 
 # The starts of the lines result_lines reads, as tools/ asks for them.
-STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=")
+STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=",
+          "net-stats: ")
 C_DIRS = ["arch", "bench", "kernel", "linux-user", "mm", "pv", "xen"]
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 ADJACENT = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
@@ -99,6 +104,59 @@ def test_refused():
         check("refused, naming the line: " + name, ok, detail)
 
 
+NET_NATIVE = """\
+net: eth0 up at 10.0.2.15: UDP echo on port 7, counters on port 9, ping; waiting 50 s
+udpclient: sent 500, received 500, wrong 0, lost 0, rtt min/median/max 40/52/900 us, elapsed_ms 250
+net: client sent 500, received 500, wrong 0, lost 0
+net-stats: echoed=500 rx_frames=502 tx_frames=503 notifications=50 interrupts=400 grant_ops=0 \
+busy_ns=1500000 cpus=1
+patchbay: PASS
+"""
+NET_XEN_LINUX = """\
+net-door: ping: round-trip min/avg/max = 0.210/0.305/1.020 ms
+net-door: udpclient: sent 100, received 99, wrong 0, lost 1, rtt min/median/max 80/95/400 us, \
+elapsed_ms 40
+net-stats: echoed=100 rx_frames=104 tx_frames=104 notifications=- interrupts=120 grant_ops=- \
+busy_ns=3000000 cpus=2
+"""
+
+
+def row_refused(console, why):
+    """net_row() raises ResultLineError saying why."""
+    try:
+        got = result_lines.net_row(console, "net_echo_w1")
+    except result_lines.ResultLineError as e:
+        return why in str(e), str(e)
+    return False, "made %s" % got
+
+
+def test_net_row():
+    r = result_lines.net_row(NET_NATIVE, "net_echo_w1", config="native-patched+net", icount=True)
+    check("net_row: patchbay natively, every figure per echoed packet", r == {
+        "name": "net_echo_w1", "config": "native-patched+net", "net": {
+            "packets": 500, "rtt_us": [40, 52, 900], "pps": 2000.0, "busy_ns_per_packet": 3000.0,
+            "notifications_per_packet": 0.1, "interrupts_per_packet": 0.8,
+            "grant_ops_per_packet": 0.0, "ping_ms": None, "icount": True}}, r)
+    r = result_lines.net_row(NET_XEN_LINUX, "net_ping", config="linux-domu+net")
+    check("net_row: Linux under Xen, - as null, dom0's lines and ping's summary", r["net"] == {
+        "packets": 100, "rtt_us": [80, 95, 400], "pps": 2475.0, "busy_ns_per_packet": 30000.0,
+        "notifications_per_packet": None, "interrupts_per_packet": 1.2,
+        "grant_ops_per_packet": None, "ping_ms": [0.21, 0.305, 1.02], "icount": False}, r)
+    stats = NET_NATIVE.splitlines()[3]
+    old_client = "udpclient: sent 5, received 5, wrong 0, lost 0, rtt min/median/max 1/2/3 us\n"
+    for name, console, why in [
+            ("no net-stats: line", "\n".join(NET_NATIVE.splitlines()[:3]), "0 net-stats: lines"),
+            ("two net-stats: lines", NET_NATIVE + stats + "\n", "2 net-stats: lines"),
+            ("a udpclient line without elapsed_ms", old_client + stats + "\n",
+             "0 udpclient counts lines"),
+            ("nothing echoed", NET_NATIVE.replace("echoed=500", "echoed=0"), "echoed=0"),
+            ("a field missing", NET_NATIVE.replace(" cpus=1", ""), "not echoed"),
+            ("- where a count must be", NET_NATIVE.replace("busy_ns=1500000", "busy_ns=-"),
+             "busy_ns=- is not a count")]:
+        ok, detail = row_refused(console, why)
+        check("net_row refuses: " + name, ok, detail)
+
+
 def c_files():
     for d in C_DIRS:
         for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
@@ -165,5 +223,6 @@ def test_printers():
 test_fields()
 test_records()
 test_refused()
+test_net_row()
 test_printers()
 sys.exit(summary())

@@ -385,15 +385,18 @@ def check_net(run, run_net, args):
     to the guest's address; the client started by the guest's up line, its
     lines shown between the guest's, and a silent end named."""
     refused(["--net", "--net"], "--net given 2 times: the guest has one network card")
-    for door in (["--iso"], ["--xen"], ["--linux"]):
-        refused(door + ["--net"],
-                "--net is not supported with %s (only natively and with --domu)" % door[0])
+    for door in (["--iso"], ["--xen"], ["--linux", "--xen"]):
+        refused(door + ["--net"], "--net is not supported with %s (only natively and with "
+                "--domu, patchbay or --linux)" % door[-1])
     refused(["--net-count", "5"], "--net-count applies to --net only")
     refused(["--net-size", "64", "--net-window", "2"],
             "--net-size and --net-window apply to --net only")
     refused(["--net", "--net-count", "0"], "--net-count must be from 1 to 100000000, not 0")
     refused(["--net", "--net-size", "1473"], "--net-size must be from 8 to 1472, not 1473")
     refused(["--net", "--net-window", "0"], "--net-window must be from 1 to 4096, not 0")
+    refused(["--net-interval-ms", "0"], "--net-interval-ms applies to --net only")
+    refused(["--net", "--net-interval-ms", "60001"],
+            "--net-interval-ms must be from 0 to 60000, not 60001")
     a = args("--net")
     check("--net: net=on net.ip=10.0.2.15 net.timeout=50 on the command line; 200 "
           "datagrams of 64 bytes, 8 in flight",
@@ -414,6 +417,10 @@ def check_net(run, run_net, args):
           and run_net.client_command(a)[1:] == ["127.0.0.1", "5555", "--count", "7", "--size",
                                                 "1472", "--window", "64", "--end-port", "5556"],
           (a.cmdline, words))
+    a = args("--net", "--net-interval-ms", "3")
+    a.echo_port, a.counters_port = 5555, 5556
+    check("--net-interval-ms 3: the host's client waits 3 ms between sendings",
+          run_net.client_command(a)[-2:] == ["--interval-ms", "3"], run_net.client_command(a))
     refused(["--net-peer", "frames"], "--net-peer applies to --net only")
     a = args("--net", "--net-peer", "frames", "--net-count", "3")
     a.echo_port, a.counters_port = 5555, 5556
@@ -577,6 +584,9 @@ def check_domu_net(run_domu, args):
                                        "1472", "--net-window", "2"))
     check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
           b"NET_COUNT=5\nNET_SIZE=1472\nNET_WINDOW=2\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-interval-ms", "0"))
+    check("--domu --net-interval-ms 0: the client sends back to back",
+          b"NET_INTERVAL_MS=0\n" in params, params)
     params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
     check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
           b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
@@ -607,6 +617,75 @@ def check_domu_net(run_domu, args):
     check("--net: the peers' lines shown, dom0's not",
           shown.data == b"net-door: ping: 5 packets transmitted, 5 packets received, 0% packet "
           b"loss\n", shown.data)
+
+
+def cpio_names(archive):
+    """The (name, data) entries of a newc cpio archive, in order."""
+    out, pos = [], 0
+    while True:
+        size, namesize = int(archive[pos + 54:pos + 62], 16), int(archive[pos + 94:pos + 102], 16)
+        name = archive[pos + 110:pos + 110 + namesize - 1].decode()
+        pos += 110 + namesize
+        pos += -pos % 4
+        if name == "TRAILER!!!":
+            return out
+        out.append((name, archive[pos:pos + size]))
+        pos += size + -(pos + size) % 4
+
+
+def check_linux_net(run_linux, run_domu, args):
+    """--linux --net: natively the door's words go to the program, and its
+    initramfs holds Linux's virtio-net stack with net.order in load order;
+    in a domU, xen-netfront.ko beside the program; the Ethernet peer, which
+    checks patchbay's own stack, refused."""
+    a = args("--linux", "--net")
+    check("--linux --net: the program gets net=on net.ip=10.0.2.15 net.timeout=50",
+          a.cmdline == "net=on net.ip=10.0.2.15 net.timeout=50", a.cmdline)
+    refused(["--linux", "--net", "--net-peer", "frames"],
+            "--net-peer frames checks patchbay's own stack: --linux takes the UDP client only")
+    with tempfile.TemporaryDirectory() as d:
+        modules = os.path.join(d, "domu", "root", "lib", "modules", "6.1", "kernel")
+        for path in ("drivers/virtio/virtio_ring", "drivers/virtio/virtio",
+                     "drivers/virtio/virtio_pci_legacy_dev", "drivers/virtio/virtio_pci_modern_dev",
+                     "drivers/virtio/virtio_pci", "drivers/block/virtio_blk", "net/core/failover",
+                     "drivers/net/net_failover", "drivers/net/virtio_net",
+                     "drivers/net/xen-netfront", "drivers/block/xen-blkfront"):
+            os.makedirs(os.path.dirname(os.path.join(modules, path)), exist_ok=True)
+            with open(os.path.join(modules, path + ".ko"), "w") as f:
+                f.write(path)
+        os.makedirs(os.path.join(d, "domu", "root", "boot"))
+        for name in ("domu/root/boot/vmlinuz-6.1", "program"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("ELF")
+        saved = (run_linux.build_dir, run_linux.fetch_linux, run_domu.build_dir,
+                 run_domu.udpclient_static)
+        run_linux.build_dir = run_domu.build_dir = lambda: d
+        run_linux.fetch_linux = lambda: os.path.join(d, "program")
+        run_domu.udpclient_static = lambda: os.path.join(d, "program")
+        try:
+            with tempfile.TemporaryDirectory() as work:
+                run_linux.linux_args(args("--linux", "--net"), os.path.join(d, "program"), work)
+                with open(os.path.join(work, "initrd.cpio"), "rb") as f:
+                    files = dict(cpio_names(f.read()))
+            order = ["virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
+                     "virtio_pci", "failover", "net_failover", "virtio_net"]
+            check("--linux --net: the initramfs holds the virtio-net stack, net.order in "
+                  "modinfo's order, no disk's",
+                  files.get("net.order") == b"".join(m.encode() + b"\n" for m in order)
+                  and files.get("virtio_net.ko") == b"drivers/net/virtio_net"
+                  and files.get("failover.ko") == b"net/core/failover"
+                  and "disk.order" not in files and "virtio_blk.ko" not in files,
+                  sorted(files))
+            overlay = dict(cpio_names(run_domu.domu_overlay(
+                args("--linux", "--domu", "--net"), os.path.join(d, "program"), None)))
+            domu = dict(cpio_names(overlay["patchbay/initrd.cpio"]))
+            check("--linux --domu --net: xen-netfront.ko beside the program, no blkfront",
+                  domu.get("xen-netfront.ko") == b"drivers/net/xen-netfront"
+                  and "xen-blkfront.ko" not in domu and "patchbay/udpclient" in overlay,
+                  sorted(domu))
+        finally:
+            (run_linux.build_dir, run_linux.fetch_linux, run_domu.build_dir,
+             run_domu.udpclient_static) = saved
 
 
 def check_gdb(run, run_gdb, args):
@@ -674,6 +753,7 @@ def main():
     run = load_tool("run")
     import run_domu
     import run_gdb
+    import run_linux
     import run_net
     import run_xen
 
@@ -810,6 +890,7 @@ def main():
 
     check_pvh_doors(run, run_xen, run_domu, args)
     check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
+    check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_overlay
     check_verdicts(run_xen, run_domu)
     check_lifecycle(run_domu, args)
     check_lifecycle_lines(run_domu)

@@ -4,7 +4,8 @@ services played here on 127.0.0.1: a faithful echo passes with every
 datagram received; an echo that changes one byte of every fifth
 datagram, or its length, or answers with a datagram never sent, must be
 counted wrong (status 1); one that drops every tenth must be counted lost;
-no echo at all fails. The counters port must get the client's `end` line
+no echo at all fails. The counts line ends with the run's elapsed_ms,
+no less than the sending intervals add up to. The counters port must get the client's `end` line
 with the same counts, and the client shows the answer to it. A run of
 datagrams lost in a row gets one outage line;
 SIGINT stops the sending early and the run ends as usual. Bad
@@ -26,7 +27,7 @@ from report import check, summary  # noqa: E402
 
 CLIENT = os.path.join(ROOT, "build", "host", "udpclient")
 LINE = re.compile(r"^udpclient: sent (\d+), received (\d+), wrong (\d+), lost (\d+), "
-                  r"rtt min/median/max (\d+)/(\d+)/(\d+) us$", re.M)
+                  r"rtt min/median/max (\d+)/(\d+)/(\d+) us, elapsed_ms (\d+)$", re.M)
 
 
 class Peer:
@@ -129,6 +130,11 @@ def main():
     one("every tenth dropped", lambda i, d: None if i % 10 == 9 else d,
         ["--count", "50", "--window", "4"], (50, 45, 0, 5), 0)
     one("no echo at all", lambda i, d: None, ["--count", "5"], (5, 0, 0, 5), 1)
+    peer = Peer(lambda i, d: d)
+    p = peer.run("--count", "40", "--window", "1", "--interval-ms", "5")
+    m = LINE.search(p.stdout)
+    check("elapsed_ms: at least the 39 intervals of 5 ms between the sendings",
+          m is not None and int(m.group(8)) >= 39 * 5, p.stdout)
     peer = Peer(lambda i, d: None if 10 <= i < 20 else d)
     p = peer.run("--count", "40", "--window", "4")
     outages = re.findall(r"^udpclient: outage: (\d+) lost in a row \(datagrams (\d+)-(\d+)\), "

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""tools/bench_linux.py's network rows, without booting: a "+net" boot's
+console (Linux's bench.net as the doors show it, natively with the host's
+client, in a domU with dom0's ping and client behind net-door:) becomes
+the contract's rows, net_ping too where dom0 pinged; a console that ran
+as another config, lacks dom0's ping summary, its net-stats: line or the
+client's counts, or echoed nothing, is a problem, never a row. Ends with
+"N passed, N failed"."""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_linux  # noqa: E402
+from report import check, summary  # noqa: E402
+
+HEADER = ('linux-bench: release=6.1.0-56-amd64 version="#1 SMP PREEMPT_DYNAMIC Debian" '
+          "config=%s reps=15 quick=no\n")
+NATIVE = HEADER % "linux-native+net" + """\
+net: eth0 up at 10.0.2.15: UDP echo on port 7, counters on port 9, ping; waiting 140 s for the \
+client's end (Linux's virtio-net)
+udpclient: sent 500, received 500, wrong 0, lost 0, rtt min/median/max 455/714/14254 us, \
+elapsed_ms 2000
+udpclient: the guest's counters: net: rx 502 frames, tx 501, echoed 500, bad requests 0
+net: client sent 500, received 500, wrong 0, lost 0
+net-stats: echoed=500 rx_frames=502 tx_frames=502 notifications=- interrupts=550 grant_ops=0 \
+busy_ns=50000000 cpus=1
+patchbay: PASS
+"""
+DOMU = HEADER % "linux-domu+net" + """\
+net: eth0 up at 10.0.0.2: UDP echo on port 7, counters on port 9, ping; waiting 60 s for the \
+client's end (Linux's xen-netfront)
+net-door: the guest is up; ping -c 5 10.0.0.2
+net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss
+net-door: ping: round-trip min/avg/max = 3.522/7.138/17.094 ms
+net-door: udpclient: sent 100, received 100, wrong 0, lost 0, rtt min/median/max 86/1502/9618 us, \
+elapsed_ms 500
+net: client sent 100, received 100, wrong 0, lost 0
+net-stats: echoed=100 rx_frames=116 tx_frames=117 notifications=- interrupts=212 grant_ops=- \
+busy_ns=4000000 cpus=1
+patchbay: PASS
+"""
+
+
+def main():
+    rows, release, problems = bench_linux.read_net_console(NATIVE, "linux-native+net",
+                                                           "net_echo_w1", True, False)
+    net = rows[0]["net"] if rows else {}
+    check("native: one row, the contract's figures per echoed packet",
+          [r["name"] for r in rows] == ["net_echo_w1"] and not problems
+          and release == "6.1.0-56-amd64" and rows[0]["config"] == "linux-native+net"
+          and net["packets"] == 500 and net["rtt_us"] == [455, 714, 14254]
+          and net["pps"] == 250.0 and net["busy_ns_per_packet"] == 100000
+          and net["interrupts_per_packet"] == 1.1 and net["notifications_per_packet"] is None
+          and net["grant_ops_per_packet"] == 0 and net["ping_ms"] is None and net["icount"],
+          (rows, problems))
+    rows, _, problems = bench_linux.read_net_console(DOMU, "linux-domu+net", "net_echo_w1",
+                                                     False, True)
+    check("domU: the row and net_ping, dom0's ping summary in both, no grant count",
+          [r["name"] for r in rows] == ["net_echo_w1", "net_ping"] and not problems
+          and all(r["net"]["ping_ms"] == [3.522, 7.138, 17.094] for r in rows)
+          and rows[0]["net"]["grant_ops_per_packet"] is None
+          and rows[0]["net"]["interrupts_per_packet"] == 2.12, str((rows, problems)))
+    for what, text, config, pinged, want in (
+            ("another config's console", NATIVE, "linux-domu+net", False,
+             "ran as linux-native+net"),
+            ("a domU without dom0's ping summary",
+             DOMU.replace("net-door: ping: round-trip", "net-door: ping: round trip"),
+             "linux-domu+net", True, "net_ping: no ping summary from dom0"),
+            ("no net-stats: line", NATIVE.replace("net-stats:", "net-stat:"), "linux-native+net",
+             False, "net_echo_w1: 0 net-stats: lines, not one"),
+            ("nothing echoed", NATIVE.replace("echoed=500", "echoed=0"), "linux-native+net",
+             False, "echoed=0"),
+            ("no client's counts", NATIVE.replace("elapsed_ms 2000", ""), "linux-native+net",
+             False, "udpclient counts lines")):
+        _, _, problems = bench_linux.read_net_console(text, config, "net_echo_w1", False, pinged)
+        check("%s: a problem naming it" % what, len(problems) == 1 and want in problems[0],
+              problems)
+    sys.exit(summary())
+
+
+if __name__ == "__main__":
+    main()
