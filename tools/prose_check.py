@@ -5,7 +5,7 @@ The generated blocks (tools/gen-docs) cannot drift; the prose around them
 can. So every claim of these kinds, found by its form wherever it is
 written (a new page or passage is covered the day it exists), is held to
 the image (tools/prose_facts.py) and the generated blocks; the checks are
-tools/prose_claims.py's:
+tools/prose_claims.py's (bytes: tools/prose_bytes.py's):
 
 - bytes: a code span of hex byte pairs (`0f 1f 00`, `65 c6 04 25` + disp32
   + `01`, `ff 15 xx xx xx xx`), or outside one a run of two or more pairs
