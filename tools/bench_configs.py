@@ -5,7 +5,7 @@ boots them) and tools/bench_report.py (which lays the results out).
 The benchmarks themselves are not listed here: the kernel registers each
 one once (BENCH_DEFINE, bench/bench.h) and the tools read that list, with
 groups, descriptions and the capabilities each needs, out of the image
-(bench_report.catalog). A configuration's platform ("native", "xen-pv",
+(bench_catalog.catalog). A configuration's platform ("native", "xen-pv",
 "xen-pvh") is matched against the platforms the image names for each
 capability.
 

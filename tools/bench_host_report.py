@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_report import fmt, markdown  # noqa: E402
+from report_table import fmt, markdown  # noqa: E402
 
 SEEDS = {
     "retpoline": "In 2018, with every trace event on, hackbench ran 8.9% slower with retpolines "

@@ -10,12 +10,12 @@ the frontend's own ticks per request as `cpu`, requests per second);
 attach() files it with the result, as tools/bench reads a boot."""
 
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 import result_lines  # noqa: E402
+from report_chart import histogram  # noqa: E402
 from report_table import markdown  # noqa: E402
 
 NAMES_4K = ["disk_read_qd1", "disk_write_qd1", "disk_read_qd32", "disk_write_qd32"]
@@ -148,33 +148,18 @@ def goals(idx, lx, unit):
 def chart(idx, lx, out, unit):
     """io-chart.svg: the frontend's ticks a request per door, patchbay's
     usual variant beside Linux's; False if nothing to draw or no gnuplot."""
-    lines = []
+    rows = []
     for name in NAMES_4K:
         vals = []
         for _, before, after, lid in DOORS:
             vals.append(idx.get(before + after, {}).get(name, {}).get("io", {}).get("cpu"))
             vals.append(lx.get(lid, {}).get(name, {}).get("io", {}).get("cpu") if lid else None)
         if any(v is not None for v in vals):
-            lines.append(name + " " + " ".join("NaN" if v is None else str(v) for v in vals))
-    if not lines:
-        return False
-    dat, svg = os.path.join(out, "io-chart.dat"), os.path.join(out, CHART)
-    with open(dat, "w") as f:
-        f.write("\n".join(lines) + "\n")
+            rows.append((name, vals))
     titles = [t for h, _, _, _ in DOORS for t in ("patchbay " + h, "Linux " + h)]
-    plots = ['"%s" using 2:xtic(1) title "%s"' % (dat, titles[0])]
-    plots += ['"" using %d title "%s"' % (i + 2, t) for i, t in enumerate(titles) if i > 0]
-    script = ('set terminal svg size 1000,480 dynamic font "sans,11"\nset output "%s"\n'
-              'set title "Paravirtual I/O: the frontend\'s cost of one 4 KiB request"\n'
-              'set ylabel "%s per request (cpu)"\nset style data histograms\n'
-              'set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n'
-              'set key top left\nset grid ytics\nset datafile missing "NaN"\nplot %s\n'
-              % (svg, unit, ", \\\n     ".join(plots)))
-    try:
-        p = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-    except OSError:
-        return False
-    return p.returncode == 0 and os.path.exists(svg)
+    return histogram(out, CHART[:-len(".svg")], rows, titles,
+                     "Paravirtual I/O: the frontend's cost of one 4 KiB request",
+                     "%s per request (cpu)" % unit, height=480)
 
 
 def section(idx, linux, out, fmt, unit):

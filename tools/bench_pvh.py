@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_configs  # noqa: E402
 from bench_configs import config  # noqa: E402
-from bench_report import fmt as report_fmt  # noqa: E402  the report's figures' form
+from report_table import fmt as report_fmt  # noqa: E402  the report's figures' form
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORD = os.path.join(ROOT, "docs", "pvh-run.json")

@@ -65,3 +65,28 @@ def run(argv, out):
         why = p.stderr.strip().splitlines()
         return None, "tools/bench %s failed%s" % (" ".join(argv), ": " + why[-1] if why else "")
     return data, None
+
+
+def index(data):
+    """{config id: {benchmark name: result}} for every measured result."""
+    idx = {}
+    for run in data["configs"]:
+        for r in run["results"]:
+            if "min" in r:
+                idx.setdefault(r["config"], {})[r["name"]] = r
+    return idx
+
+
+def measured(idx):
+    return {name for results in idx.values() for name in results}
+
+
+def value(idx, column, tags, name):
+    r = idx.get(column + ("+" + tags if tags else ""), {}).get(name)
+    return r["min"] if r else None
+
+
+def unit_of(idx):
+    """The run's unit, in words: instructions under icount."""
+    units = {r.get("unit") for results in idx.values() for r in results.values()}
+    return "TSC ticks" if "tsc_ticks" in units else "instructions"

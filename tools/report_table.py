@@ -16,6 +16,11 @@ def fmt(v):
     return "%.1f" % v if v < 100 else "%.0f" % v
 
 
+def label(name, tags):
+    """A benchmark's name as a cell, with the tags of its configuration."""
+    return "`%s`" % name + (" (%s)" % tags if tags else "")
+
+
 def markdown(headings, rows, drop_empty=True):
     """A markdown table's lines; with drop_empty, a column (but the first)
     with no figure in any row is left out."""

@@ -115,8 +115,8 @@ registered() {
     PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-import bench_report
-for b in bench_report.catalog(sys.argv[2])["benches"]:
+import bench_catalog
+for b in bench_catalog.catalog(sys.argv[2])["benches"]:
     if sys.argv[3:] != ["one-cpu"] or not b["every_cpu"]:
         print(b["name"])
 ' "$root/tools" "$@"

@@ -40,7 +40,7 @@ TOOLS = os.path.join(ROOT, "tools")
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, TOOLS)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench_report  # noqa: E402
+import bench_catalog  # noqa: E402
 from report import check_problems, load_tool, summary  # noqa: E402
 
 # The bytes columns (class b-KEY): as linked, then one per platform.
@@ -394,7 +394,7 @@ def main():
     args.out = os.path.abspath(args.out)
     if generation_checks(args):
         want = image_sites(args.image)
-        groups = [g["name"] for g in bench_report.catalog(args.image)["groups"]]
+        groups = [g["name"] for g in bench_catalog.catalog(args.image)["groups"]]
         check_problems("every one of the %d sites has one row with bytes for %s"
                        % (len(want), ", ".join(BACKENDS)),
                        row_problems(os.path.join(args.out, "index.html"), want) if want
@@ -403,7 +403,7 @@ def main():
         check_problems("every benchmark group (%s) has its page" % ", ".join(groups),
                        bench_problems(args.out, groups))
         negative_controls(args.out, want, groups)
-        no_run_checks(args, {b["name"]: b["group"] for b in bench_report.catalog(
+        no_run_checks(args, {b["name"]: b["group"] for b in bench_catalog.catalog(
             args.image)["benches"]})
     return summary()
 
