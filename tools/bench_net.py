@@ -154,6 +154,13 @@ def section(data, linux, heading):
                        "busy/packet", "notifications/packet", "interrupts/packet",
                        "grant ops/packet", "ping ms min/avg/max"], table(idx, lx))
     lines += ["", "The network goals:", ""] + goals(idx, lx)
+    lines += ["", "Natively `virtio.event_idx=off` leaves the rings' flags to suppress "
+              "notifications, so under the flood it can come out as low as the index does: "
+              "how many packets one notification or interrupt covers depends on where QEMU's "
+              "I/O thread is, which icount does not fix, and differs from boot to boot. Under "
+              "Xen `busy` also holds the time the guest's vCPU was runnable but not running "
+              "(dom0 and Xen on the same CPU), which is not the guest's work; Linux's figure, "
+              "its CPUs' time less idle and iowait, holds it too."]
     return lines
 
 
