@@ -174,6 +174,13 @@ def debs_kernel():
     return None
 
 
+def boots(quick):
+    """LINUX_BOOTS; a quick run (a check, not a measurement) leaves out the
+    domUs' network boots, two a row each and a minute or more apiece, as
+    tools/bench's quick checks leave out patchbay's."""
+    return [b for b in LINUX_BOOTS if not (quick and b[0].endswith("+net") and b[1])]
+
+
 def run(args, out):
     """The Linux boots and patchbay's, then linux.json; returns the
     problems (empty when all went well)."""
@@ -182,7 +189,7 @@ def run(args, out):
     # Two QEMUs at a time, as tools/bench -j 2: each boot is one host thread.
     with ThreadPoolExecutor(max_workers=2) as pool:
         linux = list(pool.map(lambda b: run_linux(*b, args.icount, args.quick, logdir),
-                              LINUX_BOOTS))
+                              boots(args.quick)))
     problems = ["%s: %s" % (r["id"], p) for r in linux for p in r["problems"]]
     if problems:
         return problems  # no partial linux.json: the last good one stays

@@ -28,8 +28,10 @@
 #     writing to its pages), linux.json with every benchmark on both
 #     Linux boots, and the report's section with both kernels' hypercall
 #     counts (Linux's mprotect_512 commits 512 ptes), and its disk benchmarks
-#     natively (virtio-blk) and in a PV domU (blkfront). Then the negative control: boots
-#     that fail (QEMU given too little memory) leave no linux.json.
+#     natively (virtio-blk) and in a PV and a PVH domU (blkfront), and its
+#     network rows natively (virtio-net; a quick run leaves out the domUs').
+#     Then the negative control: boots that fail (QEMU given too little
+#     memory) leave no linux.json.
 # Needs both images (make image, make PARAVIRT=n image). Ends with
 # "N passed, N failed"; exits 1 if any check failed.
 set -uo pipefail
@@ -239,7 +241,8 @@ if [ -f "$build/domu/vmlinux" ]; then
             "linux-xen loop_overhead mprotect_1 mprotect_16 mprotect_512 ctx_switch channel_pingpong null_syscall" \
             "linux-native+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
             "linux-domu+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
-            "linux-domu-pvh+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32")" ] &&
+            "linux-domu-pvh+disk disk_read64k_qd1 disk_read64k_qd32 disk_read_qd1 disk_read_qd32 disk_write_qd1 disk_write_qd32" \
+            "linux-native+net net_echo_w1 net_echo_w64")" ] &&
         grep -q "^## Linux, same ground" "$out/linux/report.md" &&
         grep -Eq '^\| `mprotect_512` \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 512 \| [0-9]+ \| [0-9]+ \|$' \
             "$out/linux/report.md"; then
