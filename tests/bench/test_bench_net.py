@@ -16,6 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_boots  # noqa: E402
 import bench_configs  # noqa: E402
 import bench_net  # noqa: E402
 import imports  # noqa: E402
@@ -104,10 +105,10 @@ def test_plan():
     bench = imports.tool("bench")
     args = bench.parse_args(["--quick", "--configs", NATIVE + "," + PV])
     args.boots, args.runs = 1, 1
-    planned = bench.boot_plan(bench.plan(args, {}), args)
+    planned = bench_boots.boot_plan(bench.plan(args, {}), args)
     got = []
     for b in planned:
-        cmd = bench.run_command(b, args, "LOG")
+        cmd = bench_boots.run_command(b, args, "LOG")
         got.append((b["id"], b["net_row"], cmd[cmd.index("--net"):]))
     flags = ["--net-interval-ms", "0", "--"]
     want = [(NATIVE, "net_echo_w1", ["--net", "--net-count", "100", "--net-window", "1"] + flags),

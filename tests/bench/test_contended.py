@@ -17,8 +17,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_boots  # noqa: E402
 import bench_contended  # noqa: E402
-from report import check, load_tool, summary  # noqa: E402
+from report import check, summary  # noqa: E402
 
 CONSOLE = """\
 bench: detail=lock_contended rep=1 per_acq=2152 unit=instructions acquisitions=10098 \
@@ -132,8 +133,6 @@ def test_pool_and_report():
 
 
 def test_boot_plan():
-    bench = load_tool("bench")
-
     class Args:
         icount, boots, runs = False, 2, 3
 
@@ -142,9 +141,9 @@ def test_boot_plan():
                  select=["lock_contended", "pte"], options=["xen.mmu=batch"])
     tsc = dict(id="n", icount=False, trials=[], names=["pte_set"], selected=["pte_set"],
                select=["pte"], options=[])
-    plan = bench.boot_plan([trial, tsc], Args)
+    plan = bench_boots.boot_plan([trial, tsc], Args)
     mine = [b for b in plan if b["id"] == "t"]
-    step = bench.RUN_OFFSET_US
+    step = bench_boots.RUN_OFFSET_US
     check("boot plan: a configuration with trials, --runs 3: its boot and two runs",
           [b["offset_us"] for b in mine] == [0, step, 2 * step]
           and [b["attempt"] for b in mine] == [0, 1, 2]
@@ -158,7 +157,7 @@ def test_boot_plan():
           [(b["attempt"], b["suffix"]) for b in plan if b["id"] == "n"] == [(0, ".1"), (1, ".2")])
     Args.runs = 1
     check("boot plan: --runs 1 boots a configuration with trials once",
-          len([b for b in bench.boot_plan([trial], Args) if b["id"] == "t"]) == 1)
+          len([b for b in bench_boots.boot_plan([trial], Args) if b["id"] == "t"]) == 1)
 
 
 test_parse()
