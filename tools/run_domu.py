@@ -76,6 +76,12 @@ NET_PREFIX = b"net-door: "
 NET_PLAN_COUNT = 1000000
 NET_INTERVAL_MS = 10
 NET_PLAN_INTERVAL_MS = 20
+# Under a plan the window (unless --net-window says otherwise) outlasts
+# the client's 1 s time-out at NET_PLAN_INTERVAL_MS: while the guest is
+# away the client keeps its pace instead of waiting for slots to expire,
+# so an outage's datagrams are those sent meanwhile and its length is
+# measured to one interval.
+NET_PLAN_WINDOW = 64
 UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).

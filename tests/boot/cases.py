@@ -1265,6 +1265,12 @@ NET_UP = r"^net: eth0 up at 10\.0\.0\.2: "
 NET_PINGED = r"^net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss$"
 NET_CLIENT = r"^net-door: udpclient: sent (\d+), received (\d+), wrong 0, lost (\d+), rtt "
 NET_REPORT = r"^net: client sent (\d+), received (\d+), wrong 0, lost (\d+)$"
+NET_OUTAGE = (r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+, the "
+              r"first sent at uptime \d+\.\d\d s\), ")
+# dom0's join of the outages to the plan's steps: each step moves the
+# guest, so each loses datagrams, for a time.
+NET_STEP_LOST = (r"^lifecycle-door: step %d/%d %s: [1-9]\d* datagrams? lost \(\d+(-\d+)?(, "
+                 r"\d+(-\d+)?)*\), unreachable for \d+\.\d\d s$")
 NET_RECONNECTED = (r"^netfront: device/vif/0 reconnected to /local/domain/0/backend/vif/%d/0: "
                    r"port \d+, %s, frames in flight at the suspend lost: \d+$")
 
@@ -1312,24 +1318,25 @@ CASES += [
                      LIFECYCLE_STEP % (2, 2, "move", 2, 3, LIFECYCLE_MOVED["move"]),
                      NET_RECONNECTED % (2, "receive buffers granted again"),
                      NET_RECONNECTED % (3, "receive buffers granted again"),
-                     r"^net-door: udpclient: outage: \d+ lost in a row \(datagrams \d+-\d+\), "
-                     r"unanswered for \d+ ms$",
+                     NET_OUTAGE + r"unanswered for \d+ ms$",
+                     NET_STEP_LOST % (1, 2, "save-restore"), NET_STEP_LOST % (2, 2, "move"),
                      r"^lifecycle: resumed 2 times, domains 1 2 3$"]),
     # The control: after the resume the new backend has no receive
     # buffers, so nothing reaches the guest again, the client's end
     # included; the stream's echoes stop and the guest's wait for the end
-    # runs out.
+    # runs out. dom0's line for the step comes after the guest's last.
     dict(name="domu-net-lifecycle-no-regrant",
          args=["--domu", "--net", "--lifecycle", "save-restore"],
          cmdline="netfront.mutant=no-regrant net.timeout=100",
          expect=[NET_UP, NET_RECONNECTED % (2, r"no receive buffers granted "
                                               r"\(netfront.mutant=no-regrant\)"),
                  r"^net-door: udpclient: sent \d+, received \d+, wrong 0, lost [1-9]\d*, ",
-                 r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+\), "
-                 r"to the end$",
-                 r"^net-door: udpclient: the guest did not answer the end$"],
+                 NET_OUTAGE + r"to the end$",
+                 r"^net-door: udpclient: the guest did not answer the end$",
+                 r"^patchbay: FAIL net: no client's end within 100 s$"],
          reject=[PASS, r"^net: client sent "],
-         last_line=r"^patchbay: FAIL net: no client's end within 100 s$", status="fail",
+         last_line=r"^lifecycle-door: step 1/1 save-restore: [1-9]\d* datagrams lost "
+                   r"\(\d+-\d+\), unreachable until the stream ended$", status="fail",
          timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
 ]
 

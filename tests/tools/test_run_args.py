@@ -578,8 +578,14 @@ def check_domu_net(run_domu, args):
     check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
           b"NET_COUNT=5\nNET_SIZE=1472\nNET_WINDOW=2\n" in params, params)
     params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
-    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
-          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
+    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart, 64 in "
+          "flight",
+          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params
+          and b"NET_WINDOW=64\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move", "--net-window",
+                                       "4"))
+    check("--net --lifecycle --net-window 4: the user's window", b"NET_WINDOW=4\n" in params,
+          params)
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
