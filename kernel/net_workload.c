@@ -46,17 +46,27 @@ static const char *addresses_parse(void)
 }
 OPTION_CHECK(addresses_parse);
 
-/* Waits for the client's end; false at the time-out. */
-static bool wait_for_end(void)
+/* Waits for the client's end; NULL once it came, else why it will not:
+ * the time-out, or the device gone (its transport said why). */
+static const char *wait_for_end(const struct net_device *d)
 {
+    static char why[120];
     uint64_t deadline = time_now_ns() + net_timeout_s * NSEC_PER_SEC;
 
     while (!__atomic_load_n(&net_stack.ended, __ATOMIC_ACQUIRE)) {
-        if (time_now_ns() >= deadline)
-            return false;
+        const char *gone = __atomic_load_n(&d->gone, __ATOMIC_ACQUIRE);
+        if (gone) {
+            ksnprintf(why, sizeof(why), "net: %s is gone before the client's end: its %s", d->name,
+                      gone);
+            return why;
+        }
+        if (time_now_ns() >= deadline) {
+            ksnprintf(why, sizeof(why), "net: no client's end within %lu s", net_timeout_s);
+            return why;
+        }
         sleep_until(time_now_ns() + POLL_NS);
     }
-    return true;
+    return NULL;
 }
 
 static void print_counters(const struct net_device *d)
@@ -93,6 +103,7 @@ void net_workload_run(void)
     struct net_device *d;
     uint32_t ip, gw = 0;
     const struct net_client_report *r = &net_stack.report;
+    const char *why;
 
     if (!net_choice)
         return;
@@ -111,11 +122,10 @@ void net_workload_run(void)
     arp_announce();
     if (gw)
         arp_request(gw);
-    if (!wait_for_end()) {
-        char reason[80];
+    why = wait_for_end(d);
+    if (why) {
         print_counters(d);
-        ksnprintf(reason, sizeof(reason), "net: no client's end within %lu s", net_timeout_s);
-        kernel_exit(EXIT_FAILURE, reason);
+        kernel_exit(EXIT_FAILURE, why);
     }
     if (gw)
         print_gateway(gw);

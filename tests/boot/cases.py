@@ -1338,6 +1338,22 @@ CASES += [
          last_line=r"^lifecycle-door: step 1/1 save-restore: [1-9]\d* datagrams lost "
                    r"\(\d+-\d+\), unreachable until the stream ended$", status="fail",
          timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
+    # The real detach (tools/run --net-detach): xl network-detach in dom0
+    # while the client's stream runs; libxl sets the backend Closing and
+    # waits for us. netback answers nothing more, so only netfront's
+    # watchdog, asking xenstore once a second, sees it go: it closes our
+    # end (xl then returns 0) and the guest ends with one verdict naming
+    # the backend, not at its time-out.
+    dict(name="domu-net-detach", args=["--domu", "--net", "--net-detach"],
+         expect=[NET_UP, NET_PINGED,
+                 r"^netfront: backend /local/domain/0/backend/vif/1/0 went Closing: eth0 closed, "
+                 r"nothing sent or received from now on$",
+                 r"^patchbay: FAIL net: eth0 is gone before the client's end: its backend went "
+                 r"Closing$",
+                 r"^domu-door: xl network-detach patchbay 0: status 0$",
+                 r"^net-door: udpclient: sent \d+, received [1-9]\d*, wrong 0, lost [1-9]\d*, "],
+         reject=[PASS, r"^net: client sent ", r"trap: #", r"panic: "],
+         status="fail", timeout=DOMU_TIMEOUT),
 ]
 
 # The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault

@@ -586,6 +586,14 @@ def check_domu_net(run_domu, args):
                                        "4"))
     check("--net --lifecycle --net-window 4: the user's window", b"NET_WINDOW=4\n" in params,
           params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-detach"))
+    check("--net-detach: NET_DETACH=1, the client sends until the guest stops",
+          b"NET_DETACH=1\n" in params and b"NET_COUNT=1000000\n" in params, params)
+    for argv, why in ((["--domu", "--net-detach"], "--net-detach applies to --domu --net, "
+                       "without --lifecycle or --linux"),
+                      (["--domu", "--net", "--net-detach", "--lifecycle", "move"],
+                       "--net-detach applies to --domu --net, without --lifecycle or --linux")):
+        refused(argv, why)
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
