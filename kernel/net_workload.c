@@ -26,6 +26,10 @@ static char net_ip[16] = "10.0.2.15";
 OPTION_STRING(net_ip, "net.ip", "the guest's IPv4 address, A.B.C.D");
 static char net_gw[16];
 OPTION_STRING(net_gw, "net.gw", "a gateway to ask for by ARP at the start, A.B.C.D");
+static bool busy_on;
+OPTION_BOOL(busy_on, "net.busy",
+            "a thread that counts while the stack serves: a flood must leave it, and the tick, "
+            "their turns");
 static uint64_t net_timeout_s = 60;
 OPTION_UINT(net_timeout_s, "net.timeout", 1, 86400, "seconds to wait for the client's end");
 /* A negative control for the client's check: replies' IP checksums wrong. */
@@ -67,6 +71,45 @@ static const char *wait_for_end(const struct net_device *d)
         sleep_until(time_now_ns() + POLL_NS);
     }
     return NULL;
+}
+
+/* net.busy: the rest of the guest, as far as a flood is concerned. */
+static struct {
+    struct thread *t;
+    bool stop;
+    uint64_t rounds, preemptions, switches;
+} busy;
+
+static void busy_count(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&busy.stop, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&busy.rounds, busy.rounds + 1, __ATOMIC_RELAXED);
+}
+
+static void busy_start(void)
+{
+    if (!busy_on)
+        return;
+    busy.preemptions = sched_preemptions();
+    busy.switches = sched_switches();
+    busy.t = thread_create("net busy", busy_count, NULL);
+    if (!busy.t)
+        kernel_exit(EXIT_FAILURE, "net.busy: no thread slot for the busy thread");
+}
+
+/* Whether it and the tick kept their turns while the stack served: the
+ * counts, for the run's reader to judge. */
+static void busy_stop(void)
+{
+    if (!busy.t)
+        return;
+    __atomic_store_n(&busy.stop, true, __ATOMIC_RELEASE);
+    thread_join(busy.t);
+    busy.t = NULL;
+    kprintf("net: while serving, the busy thread counted %lu rounds; the tick preempted %lu "
+            "times, %lu context switches\n",
+            busy.rounds, sched_preemptions() - busy.preemptions, sched_switches() - busy.switches);
 }
 
 static void print_counters(const struct net_device *d)
@@ -122,7 +165,9 @@ void net_workload_run(void)
     arp_announce();
     if (gw)
         arp_request(gw);
+    busy_start();
     why = wait_for_end(d);
+    busy_stop();
     if (why) {
         print_counters(d);
         kernel_exit(EXIT_FAILURE, why);

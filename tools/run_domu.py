@@ -73,8 +73,10 @@ NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
 NET_PREFIX = b"net-door: "
-# --net-detach's too: the stream runs until the guest stops.
+# --net-detach's and --net-flood's too: the stream runs until the guest
+# stops, or the flood is over.
 NET_PLAN_COUNT = 1000000
+NET_FLOOD_MAX = 1000000  # --net-flood's pings
 NET_INTERVAL_MS = 10
 NET_PLAN_INTERVAL_MS = 20
 # Under a plan the window (unless --net-window says otherwise) outlasts
@@ -241,11 +243,14 @@ def domu_params(args):
     detach = getattr(args, "net_detach", False)
     if detach:
         params += b"NET_DETACH=1\n"
+    flood = getattr(args, "net_flood", None)
+    if flood:
+        params += b"NET_FLOOD=%d\n" % flood
     if getattr(args, "net", False):
         params += (b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
                    b"NET_WINDOW=%d\nNET_INTERVAL_MS=%d\n" % (
                        NET_HOST.encode(), NET_GUEST.encode(),
-                       NET_PLAN_COUNT if args.lifecycle or detach else args.net_count,
+                       NET_PLAN_COUNT if args.lifecycle or detach or flood else args.net_count,
                        args.net_size,
                        args.net_window,
                        NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS))

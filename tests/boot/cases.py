@@ -1290,13 +1290,13 @@ def net_counts_agree(text):
     return None
 
 
-def net_boot(name, args, method, steps=(), expect=()):
+def net_boot(name, args, method, steps=(), expect=(), cmdline=""):
     """A domU answering dom0's ping and UDP client, through a plan of steps
     if any, and passing with no datagram wrong and none lost after the
     last outage."""
     plan = ["--lifecycle", ",".join(steps)] if steps else []
     timeout = 2 * run_domu.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
-    return dict(name=name, args=args + ["--net"] + plan,
+    return dict(name=name, args=args + ["--net"] + plan, cmdline=cmdline,
                 expect=[r"^patchbay: booting via " + method + "$", NET_CONNECTED, NET_UP,
                         NET_PINGED, NET_CLIENT, NET_REPORT, PASS] + list(expect),
                 reject=CLEAN + [r"^net-door: udpclient: outage: .*, to the end$"],
@@ -1304,8 +1304,18 @@ def net_boot(name, args, method, steps=(), expect=()):
 
 
 CASES += [
-    net_boot("domu-net-pv", ["--domu"], "xen-pv",
-             expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
+    # With a ping flood beside the stream (dom0's busybox ping, one a
+    # millisecond: --net-flood), which the stream then ends with, and a
+    # thread counting in the guest meanwhile (net.busy=on): every ping
+    # answered, and the flood starved neither that thread nor the tick.
+    net_boot("domu-net-pv", ["--domu", "--net-flood", "1000"], "xen-pv", cmdline="net.busy=on",
+             expect=[r"^net-door: flood: ping -q -i 0\.001 -c 1000 10\.0\.0\.2$",
+                     r"^net-door: flood: 1000 packets transmitted, 1000 packets received, 0% "
+                     r"packet loss$",
+                     r"^net-door: udpclient: sent [1-9]\d*, received [1-9]\d*, wrong 0, lost 0, ",
+                     r"^net: while serving, the busy thread counted [1-9]\d* rounds; the tick "
+                     r"preempted [1-9]\d* times, \d+ context switches$",
+                     r"^net: rx \d+ frames, tx \d+, dropped: (none|eth-not-ours \d+)$"]),
     net_boot("domu-net-pvh", PVH_DOMU, "xen-pvh",
              expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
     dict(name="domu-net-no-backend", args=["--domu"], cmdline="net=on",

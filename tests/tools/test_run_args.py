@@ -589,10 +589,17 @@ def check_domu_net(run_domu, args):
     params = run_domu.domu_params(args("--domu", "--net", "--net-detach"))
     check("--net-detach: NET_DETACH=1, the client sends until the guest stops",
           b"NET_DETACH=1\n" in params and b"NET_COUNT=1000000\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-flood", "300"))
+    check("--net-flood 300: NET_FLOOD=300, the client sends until the flood is over",
+          b"NET_FLOOD=300\n" in params and b"NET_COUNT=1000000\n" in params, params)
     for argv, why in ((["--domu", "--net-detach"], "--net-detach applies to --domu --net, "
                        "without --lifecycle or --linux"),
                       (["--domu", "--net", "--net-detach", "--lifecycle", "move"],
-                       "--net-detach applies to --domu --net, without --lifecycle or --linux")):
+                       "--net-detach applies to --domu --net, without --lifecycle or --linux"),
+                      (["--net", "--net-flood", "5"], "--net-flood applies to --domu --net, "
+                       "without --linux: the flood is dom0's ping"),
+                      (["--domu", "--net", "--net-flood", "0"],
+                       "--net-flood must be from 1 to 1000000, not 0")):
         refused(argv, why)
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
