@@ -54,6 +54,9 @@ struct net_device {
     struct spinlock tx_lock; /* the layer's: serialises transmit and kick */
     unsigned tx_plugged;     /* net_tx_plug() nesting: kicks held back */
     bool tx_kick_owed;
+    /* Set once by the transport when the device has gone for good (its
+     * backend closed): why, as a phrase; NULL while it works. */
+    const char *gone;
 };
 
 /* A transport's search for its devices, registering each it can use.

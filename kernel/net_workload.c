@@ -30,6 +30,10 @@ static char net_ip[16] = "10.0.2.15";
 OPTION_STRING(net_ip, "net.ip", "the guest's IPv4 address, A.B.C.D");
 static char net_gw[16];
 OPTION_STRING(net_gw, "net.gw", "a gateway to ask for by ARP at the start, A.B.C.D");
+static bool busy_on;
+OPTION_BOOL(busy_on, "net.busy",
+            "a thread that counts while the stack serves: a flood must leave it, and the tick, "
+            "their turns");
 static uint64_t net_timeout_s = 60;
 OPTION_UINT(net_timeout_s, "net.timeout", 1, 86400, "seconds to wait for the client's end");
 /* A negative control for the client's check: replies' IP checksums wrong. */
@@ -50,17 +54,66 @@ static const char *addresses_parse(void)
 }
 OPTION_CHECK(addresses_parse);
 
-/* Waits for the client's end; false at the time-out. */
-static bool wait_for_end(void)
+/* Waits for the client's end; NULL once it came, else why it will not:
+ * the time-out, or the device gone (its transport said why). */
+static const char *wait_for_end(const struct net_device *d)
 {
+    static char why[120];
     uint64_t deadline = time_now_ns() + net_timeout_s * NSEC_PER_SEC;
 
     while (!__atomic_load_n(&net_stack.ended, __ATOMIC_ACQUIRE)) {
-        if (time_now_ns() >= deadline)
-            return false;
+        const char *gone = __atomic_load_n(&d->gone, __ATOMIC_ACQUIRE);
+        if (gone) {
+            ksnprintf(why, sizeof(why), "net: %s is gone before the client's end: its %s", d->name,
+                      gone);
+            return why;
+        }
+        if (time_now_ns() >= deadline) {
+            ksnprintf(why, sizeof(why), "net: no client's end within %lu s", net_timeout_s);
+            return why;
+        }
         sleep_until(time_now_ns() + POLL_NS);
     }
-    return true;
+    return NULL;
+}
+
+/* net.busy: the rest of the guest, as far as a flood is concerned. */
+static struct {
+    struct thread *t;
+    bool stop;
+    uint64_t rounds, preemptions, switches;
+} busy;
+
+static void busy_count(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&busy.stop, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&busy.rounds, busy.rounds + 1, __ATOMIC_RELAXED);
+}
+
+static void busy_start(void)
+{
+    if (!busy_on)
+        return;
+    busy.preemptions = sched_preemptions();
+    busy.switches = sched_switches();
+    busy.t = thread_create("net busy", busy_count, NULL);
+    if (!busy.t)
+        kernel_exit(EXIT_FAILURE, "net.busy: no thread slot for the busy thread");
+}
+
+/* Whether it and the tick kept their turns while the stack served: the
+ * counts, for the run's reader to judge. */
+static void busy_stop(void)
+{
+    if (!busy.t)
+        return;
+    __atomic_store_n(&busy.stop, true, __ATOMIC_RELEASE);
+    thread_join(busy.t);
+    busy.t = NULL;
+    kprintf("net: while serving, the busy thread counted %lu rounds; the tick preempted %lu "
+            "times, %lu context switches\n",
+            busy.rounds, sched_preemptions() - busy.preemptions, sched_switches() - busy.switches);
 }
 
 static void print_counters(const struct net_device *d)
@@ -133,6 +186,7 @@ void net_workload_run(void)
     uint32_t ip, gw = 0;
     const struct net_client_report *r = &net_stack.report;
     struct net_snapshot up;
+    const char *why;
 
     if (!net_choice)
         return;
@@ -152,11 +206,12 @@ void net_workload_run(void)
     arp_announce();
     if (gw)
         arp_request(gw);
-    if (!wait_for_end()) {
-        char reason[80];
+    busy_start();
+    why = wait_for_end(d);
+    busy_stop();
+    if (why) {
         print_counters(d);
-        ksnprintf(reason, sizeof(reason), "net: no client's end within %lu s", net_timeout_s);
-        kernel_exit(EXIT_FAILURE, reason);
+        kernel_exit(EXIT_FAILURE, why);
     }
     if (gw)
         print_gateway(gw);

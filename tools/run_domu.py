@@ -74,9 +74,18 @@ NET_HOST = "10.0.0.1"
 NET_GUEST = "10.0.0.2"
 NET_MAC = "00:16:3e:0a:00:02"
 NET_PREFIX = b"net-door: "
+# --net-detach's and --net-flood's too: the stream runs until the guest
+# stops, or the flood is over.
 NET_PLAN_COUNT = 1000000
+NET_FLOOD_MAX = 1000000  # --net-flood's pings
 NET_INTERVAL_MS = 10
 NET_PLAN_INTERVAL_MS = 20
+# Under a plan the window (unless --net-window says otherwise) outlasts
+# the client's 1 s time-out at NET_PLAN_INTERVAL_MS: while the guest is
+# away the client keeps its pace instead of waiting for slots to expire,
+# so an outage's datagrams are those sent meanwhile and its length is
+# measured to one interval.
+NET_PLAN_WINDOW = 64
 UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
 # Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
 # to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
@@ -241,11 +250,18 @@ def domu_params(args):
         params += b"DISK=%s\n" % disk_mode(args).encode()
     if getattr(args, "disk_detach", False):
         params += b"DISK_DETACH=1\n"
+    detach = getattr(args, "net_detach", False)
+    if detach:
+        params += b"NET_DETACH=1\n"
+    flood = getattr(args, "net_flood", None)
+    if flood:
+        params += b"NET_FLOOD=%d\n" % flood
     if getattr(args, "net", False):
         params += (b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
                    b"NET_WINDOW=%d\nNET_INTERVAL_MS=%d\n" % (
                        NET_HOST.encode(), NET_GUEST.encode(),
-                       NET_PLAN_COUNT if args.lifecycle else args.net_count, args.net_size,
+                       NET_PLAN_COUNT if args.lifecycle or detach or flood else args.net_count,
+                       args.net_size,
                        args.net_window,
                        net_interval_ms(args)))
     return params

@@ -15,8 +15,10 @@
  * something came back; 1 otherwise; 2 on bad arguments. Before that line,
  * each run of datagrams lost in a row (the guest unreachable for a while,
  * as while it moves) gets one: "udpclient: outage: N lost in a row
- * (datagrams A-B), unanswered for T ms" (from the first one's sending to
- * the sending of the next answered), or "..., to the end". SIGINT or
+ * (datagrams A-B, the first sent at uptime S s), unanswered for T ms" (from
+ * the first one's sending to the sending of the next answered), or "...,
+ * to the end". S is on the machine's boot clock, /proc/uptime's, so that
+ * its other events (a migration's) can be set beside it. SIGINT or
  * SIGTERM ends the sending early: what is in flight is waited for, and the
  * run ends as after the last. */
 #include <arpa/inet.h>
@@ -69,11 +71,12 @@ static void on_stop(int sig)
     stop_sending = 1;
 }
 
+/* The boot clock: the one /proc/uptime reads. */
 static uint64_t now_us(void)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_BOOTTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
@@ -263,18 +266,21 @@ static void report_outages(const struct counts *c)
 {
     for (unsigned long s = 0; s < c->sent;) {
         unsigned long first = s;
+        uint64_t from_cs;
         if (c->fate[s++] != FATE_LOST)
             continue;
         while (s < c->sent && c->fate[s] == FATE_LOST)
             s++;
+        from_cs = c->sent_us[first] / 10000;
+        printf("udpclient: outage: %lu lost in a row (datagrams %lu-%lu, the first sent at "
+               "uptime %llu.%02llu s), ",
+               s - first, first, s - 1, (unsigned long long)(from_cs / 100),
+               (unsigned long long)(from_cs % 100));
         if (s < c->sent)
-            printf("udpclient: outage: %lu lost in a row (datagrams %lu-%lu), unanswered for "
-                   "%llu ms\n",
-                   s - first, first, s - 1,
+            printf("unanswered for %llu ms\n",
                    (unsigned long long)((c->sent_us[s] - c->sent_us[first]) / 1000));
         else
-            printf("udpclient: outage: %lu lost in a row (datagrams %lu-%lu), to the end\n",
-                   s - first, first, s - 1);
+            printf("to the end\n");
     }
 }
 

@@ -8,7 +8,8 @@
  * Both sides avoid notifications: we tell the backend only when it asked
  * (req_event), and it tells us only when we asked (rsp_event, set by the
  * final check). After a resume in a new domain it connects to the new
- * backend, grants its buffers again and announces our address. */
+ * backend, grants its buffers again and announces our address. A
+ * watchdog closes our end when the backend leaves Connected. */
 #include "xen/netif.h"
 #include "xen/netfront_trace.h"
 
@@ -19,8 +20,10 @@
 #include "kernel/lifecycle.h"
 #include "kernel/net/layers.h"
 #include "kernel/printf.h"
+#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "mm/frame_alloc.h"
 #include "mm/pgtable.h"
 #include "xen/backend.h"
@@ -33,6 +36,7 @@
 
 #define RX_BUFS NETIF_RX_SLOTS /* a buffer per slot: the ring stays full */
 #define TX_BUFS 64             /* frames in flight at most */
+#define WATCH_NS 1000000000ull /* how often the watchdog asks where the backend is */
 
 static uint64_t timeout_s = 10;
 OPTION_UINT(timeout_s, "netfront.timeout", 1, 600, "seconds to wait for the backend at each step");
@@ -63,6 +67,8 @@ static struct netfront {
     grant_ref_t rx_ref[RX_BUFS];
     bool rx_posted; /* this connection's backend has our buffers */
     bool suspended; /* from a suspend until the reconnect */
+    unsigned epoch; /* suspends so far: the watchdog's answers are of one epoch */
+    bool gone;      /* the backend left Connected: nothing is sent or taken */
     uint64_t malformed;
     char name[8];
     struct {
@@ -127,7 +133,7 @@ static bool netfront_transmit(struct net_device *d, const void *frame, unsigned 
 
     (void)d;
     spin_lock(&front.tx_lock);
-    if (front.suspended || len > NET_FRAME_MAX) {
+    if (front.suspended || front.gone || len > NET_FRAME_MAX) {
         spin_unlock(&front.tx_lock);
         return false;
     }
@@ -165,7 +171,7 @@ static void netfront_kick(struct net_device *d)
 
     (void)d;
     spin_lock(&front.tx_lock);
-    if (front.suspended) {
+    if (front.suspended || front.gone) {
         spin_unlock(&front.tx_lock);
         return;
     }
@@ -247,7 +253,8 @@ static void take_responses(void)
 {
     unsigned long flags;
 
-    if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&front.gone, __ATOMIC_ACQUIRE))
         return;
     flags = spin_lock_irqsave(&front.tx_lock);
     tx_reap_locked();
@@ -260,6 +267,64 @@ static void netfront_event(evtchn_port_t port, struct trap_frame *f, void *data)
     (void)port, (void)f, (void)data;
     front.dev.stats.interrupts++;
     take_responses();
+}
+
+/* Closes our end of a backend that left Connected in the epoch the
+ * watchdog asked in: an answer that came back across a suspend speaks of
+ * the old domain's backend, and the resume reconnects instead. Our
+ * Closed lets the toolstack finish (xl network-detach waits for it). */
+static void backend_gone(const char *what, unsigned epoch)
+{
+    static char why[80];
+    unsigned long flags;
+    bool same;
+
+    flags = spin_lock_irqsave(&front.tx_lock);
+    spin_lock(&front.rx_lock);
+    same = !front.suspended && front.epoch == epoch;
+    if (same)
+        __atomic_store_n(&front.gone, true, __ATOMIC_RELEASE);
+    spin_unlock(&front.rx_lock);
+    spin_unlock_irqrestore(&front.tx_lock, flags);
+    if (!same)
+        return;
+    if (front.xb.state == XenbusStateConnected)
+        xenbus_switch(&front.xb, XenbusStateClosing);
+    if (front.xb.state != XenbusStateClosed)
+        xenbus_switch(&front.xb, XenbusStateClosed);
+    kprintf("netfront: backend %s %s: %s closed, nothing sent or received from now on\n",
+            front.xb.backend, what, front.dev.name);
+    ksnprintf(why, sizeof(why), "backend %s", what);
+    __atomic_store_n(&front.dev.gone, (const char *)why, __ATOMIC_RELEASE);
+}
+
+/* Nothing but the backend's state says it has gone: netback sends no
+ * response to a frontend it no longer serves, and xl network-detach sets
+ * it Closing and waits for us. So once every WATCH_NS the watchdog asks
+ * xenstore. EACCES: the node is not ours to read (an old domain's
+ * backend); other errors (a busy daemon) may pass; a missing state reads
+ * Unknown, which is not Connected either. */
+static void watchdog(void *arg)
+{
+    static char what[64];
+
+    (void)arg;
+    while (!__atomic_load_n(&front.gone, __ATOMIC_ACQUIRE)) {
+        enum xenbus_state back;
+        const char *err;
+        unsigned epoch;
+        sleep_until(time_now_ns() + WATCH_NS);
+        if (__atomic_load_n(&front.suspended, __ATOMIC_ACQUIRE))
+            continue;
+        epoch = __atomic_load_n(&front.epoch, __ATOMIC_ACQUIRE);
+        err = xenbus_backend_state(&front.xb, &back);
+        if (err && strcmp(err, "EACCES") == 0)
+            backend_gone("is out of reach (EACCES)", epoch);
+        else if (!err && back != XenbusStateConnected) {
+            ksnprintf(what, sizeof(what), "went %s", xenbus_state_name(back));
+            backend_gone(what, epoch);
+        }
+    }
 }
 
 static const struct net_transport netfront_transport = {
@@ -437,6 +502,7 @@ static void netfront_suspend(void)
     spin_lock(&front.tx_lock);
     spin_lock(&front.rx_lock);
     __atomic_store_n(&front.suspended, true, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&front.epoch, 1, __ATOMIC_RELEASE);
     spin_unlock(&front.rx_lock);
     spin_unlock(&front.tx_lock);
 }
@@ -520,4 +586,5 @@ void netfront_probe(void)
     notify_backend();
     net_register(&front.dev);
     lifecycle_register(&hook);
+    thread_create("netfront", watchdog, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include "kernel/compiler.h"
 #include "kernel/sched.h"
+#include "kernel/string.h"
 #include "kernel/time.h"
 #include "pv/irq.h"
 #include "xen/backend.h"
@@ -143,6 +144,30 @@ static bool take_turn(void)
     return true;
 }
 
+/* An XS_ERROR's name is in the shared reply, which the next request
+ * (another thread's, once our turn ends) overwrites: callers get a copy
+ * that stays, one per name. The daemon's names are xs_wire.h's
+ * xsd_errors, sixteen of them. */
+static const char *keep_error(const char *err)
+{
+    static char names[16][XS_ERROR_NAME_MAX];
+
+    if (err != reply.error)
+        return err;
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!names[i][0])
+            memcpy(names[i], err, XS_ERROR_NAME_MAX);
+        if (strcmp(names[i], err) == 0)
+            return names[i];
+    }
+    return "an XS_ERROR name past the sixteen Xen defines";
+}
+
+/* Not preempted from its turn to its reply: a thread preempted there
+ * could be held across a suspend, and the resume would find the turn
+ * taken (its own requests refused) and that thread waiting on the new
+ * ring for a reply the old domain's daemon owed. The lifecycle's safe
+ * point is between requests, as it is between spin_lock() holders. */
 static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, const char *value,
                               char *buf, size_t len)
 {
@@ -152,8 +177,10 @@ static const char *request_in(uint32_t type, uint32_t tx_id, const char *path, c
         return unusable;
     if (!take_turn())
         return "busy: a request was interrupted, or another's outlasted the wait";
-    err = exchange(type, tx_id, path, value, buf, len);
+    sched_preempt_disable();
+    err = keep_error(exchange(type, tx_id, path, value, buf, len));
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
+    sched_preempt_enable();
     return err;
 }
 
@@ -201,12 +228,14 @@ bool xenstore_watch_fired(void)
     bool fired;
 
     if (unusable || __atomic_exchange_n(&busy, true, __ATOMIC_ACQUIRE))
-        return false; /* a request under way notes events for the next look */
+        return false;        /* a request under way notes events for the next look */
+    sched_preempt_disable(); /* as request_in, for a message taken in pieces */
     if (take_events())
         fired = false;
     else
         fired = __atomic_exchange_n(&watch_fired, false, __ATOMIC_RELAXED);
     __atomic_store_n(&busy, false, __ATOMIC_RELEASE);
+    sched_preempt_enable();
     return fired;
 }
 

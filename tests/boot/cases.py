@@ -1265,6 +1265,12 @@ NET_UP = r"^net: eth0 up at 10\.0\.0\.2: "
 NET_PINGED = r"^net-door: ping: 5 packets transmitted, 5 packets received, 0% packet loss$"
 NET_CLIENT = r"^net-door: udpclient: sent (\d+), received (\d+), wrong 0, lost (\d+), rtt "
 NET_REPORT = r"^net: client sent (\d+), received (\d+), wrong 0, lost (\d+)$"
+NET_OUTAGE = (r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+, the "
+              r"first sent at uptime \d+\.\d\d s\), ")
+# dom0's join of the outages to the plan's steps: each step moves the
+# guest, so each loses datagrams, for a time.
+NET_STEP_LOST = (r"^lifecycle-door: step %d/%d %s: [1-9]\d* datagrams? lost \(\d+(-\d+)?(, "
+                 r"\d+(-\d+)?)*\), unreachable for \d+\.\d\d s$")
 NET_RECONNECTED = (r"^netfront: device/vif/0 reconnected to /local/domain/0/backend/vif/%d/0: "
                    r"port \d+, %s, frames in flight at the suspend lost: \d+$")
 
@@ -1304,13 +1310,13 @@ NETFRONT_TRACED = [
     r"^netfront: trace:   = id \d+, status 0 \(NETIF_RSP_OKAY\)$"]
 
 
-def net_boot(name, args, method, steps=(), expect=()):
+def net_boot(name, args, method, steps=(), expect=(), cmdline=""):
     """A domU answering dom0's ping and UDP client, through a plan of steps
     if any, and passing with no datagram wrong and none lost after the
     last outage."""
     plan = ["--lifecycle", ",".join(steps)] if steps else []
     timeout = 2 * run_domu.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
-    return dict(name=name, args=args + ["--net"] + plan,
+    return dict(name=name, args=args + ["--net"] + plan, cmdline=cmdline,
                 expect=[r"^patchbay: booting via " + method + "$", NET_CONNECTED, NET_UP,
                         NET_PINGED, NET_CLIENT, NET_REPORT, PASS] + list(expect),
                 reject=CLEAN + [r"^net-door: udpclient: outage: .*, to the end$"],
@@ -1318,11 +1324,22 @@ def net_boot(name, args, method, steps=(), expect=()):
 
 
 CASES += [
-    # The PV door also traces its first ping (docs/io.md's walk): one
-    # domU boot for both.
-    dict(net_boot("domu-net-pv", ["--domu"], "xen-pv",
-                  expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]
-                  + NETFRONT_TRACED), cmdline="net.trace=1"),
+    # With a ping flood beside the stream (dom0's busybox ping, one a
+    # millisecond: --net-flood), which the stream then ends with, and a
+    # thread counting in the guest meanwhile (net.busy=on): every ping
+    # answered, and the flood starved neither that thread nor the tick.
+    # It also traces its first ping (docs/io.md's walk): one domU boot
+    # for both.
+    net_boot("domu-net-pv", ["--domu", "--net-flood", "1000"], "xen-pv",
+             cmdline="net.busy=on net.trace=1",
+             expect=[r"^net-door: flood: ping -q -i 0\.001 -c 1000 10\.0\.0\.2$",
+                     r"^net-door: flood: 1000 packets transmitted, 1000 packets received, 0% "
+                     r"packet loss$",
+                     r"^net-door: udpclient: sent [1-9]\d*, received [1-9]\d*, wrong 0, lost 0, ",
+                     r"^net: while serving, the busy thread counted [1-9]\d* rounds; the tick "
+                     r"preempted [1-9]\d* times, \d+ context switches$",
+                     r"^net: rx \d+ frames, tx \d+, dropped: (none|eth-not-ours \d+)$"]
+             + NETFRONT_TRACED),
     net_boot("domu-net-pvh", PVH_DOMU, "xen-pvh",
              expect=[r"^net-door: udpclient: sent 200, received 200, wrong 0, lost 0, "]),
     dict(name="domu-net-no-backend", args=["--domu"], cmdline="net=on",
@@ -1335,13 +1352,13 @@ CASES += [
                      LIFECYCLE_STEP % (2, 2, "move", 2, 3, LIFECYCLE_MOVED["move"]),
                      NET_RECONNECTED % (2, "receive buffers granted again"),
                      NET_RECONNECTED % (3, "receive buffers granted again"),
-                     r"^net-door: udpclient: outage: \d+ lost in a row \(datagrams \d+-\d+\), "
-                     r"unanswered for \d+ ms$",
+                     NET_OUTAGE + r"unanswered for \d+ ms$",
+                     NET_STEP_LOST % (1, 2, "save-restore"), NET_STEP_LOST % (2, 2, "move"),
                      r"^lifecycle: resumed 2 times, domains 1 2 3$"]),
     # The control: after the resume the new backend has no receive
     # buffers, so nothing reaches the guest again, the client's end
     # included; the stream's echoes stop and the guest's wait for the end
-    # runs out.
+    # runs out. dom0's line for the step comes after the guest's last.
     dict(name="domu-net-lifecycle-no-regrant",
          args=["--domu", "--net", "--lifecycle", "save-restore"],
          # The client ends about 17 s after the guest's interface is up (a
@@ -1351,12 +1368,29 @@ CASES += [
          expect=[NET_UP, NET_RECONNECTED % (2, r"no receive buffers granted "
                                               r"\(netfront.mutant=no-regrant\)"),
                  r"^net-door: udpclient: sent \d+, received \d+, wrong 0, lost [1-9]\d*, ",
-                 r"^net-door: udpclient: outage: [1-9]\d* lost in a row \(datagrams \d+-\d+\), "
-                 r"to the end$",
-                 r"^net-door: udpclient: the guest did not answer the end$"],
+                 NET_OUTAGE + r"to the end$",
+                 r"^net-door: udpclient: the guest did not answer the end$",
+                 r"^patchbay: FAIL net: no client's end within 100 s$"],
          reject=[PASS, r"^net: client sent "],
-         last_line=r"^patchbay: FAIL net: no client's end within 45 s$", status="fail",
+         last_line=r"^lifecycle-door: step 1/1 save-restore: [1-9]\d* datagrams lost "
+                   r"\(\d+-\d+\), unreachable until the stream ended$", status="fail",
          timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
+    # The real detach (tools/run --net-detach): xl network-detach in dom0
+    # while the client's stream runs; libxl sets the backend Closing and
+    # waits for us. netback answers nothing more, so only netfront's
+    # watchdog, asking xenstore once a second, sees it go: it closes our
+    # end (xl then returns 0) and the guest ends with one verdict naming
+    # the backend, not at its time-out.
+    dict(name="domu-net-detach", args=["--domu", "--net", "--net-detach"],
+         expect=[NET_UP, NET_PINGED,
+                 r"^netfront: backend /local/domain/0/backend/vif/1/0 went Closing: eth0 closed, "
+                 r"nothing sent or received from now on$",
+                 r"^patchbay: FAIL net: eth0 is gone before the client's end: its backend went "
+                 r"Closing$",
+                 r"^domu-door: xl network-detach patchbay 0: status 0$",
+                 r"^net-door: udpclient: sent \d+, received [1-9]\d*, wrong 0, lost [1-9]\d*, "],
+         reject=[PASS, r"^net: client sent ", r"trap: #", r"panic: "],
+         status="fail", timeout=DOMU_TIMEOUT),
 ]
 
 # The fault-KIND, xen-fault-KIND and xen-pvh-fault-KIND cases above (the fault

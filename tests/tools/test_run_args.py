@@ -588,8 +588,29 @@ def check_domu_net(run_domu, args):
     check("--domu --net-interval-ms 0: the client sends back to back",
           b"NET_INTERVAL_MS=0\n" in params, params)
     params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move"))
-    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart",
-          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params, params)
+    check("--net --lifecycle: the client sends until the plan is through, 20 ms apart, 64 in "
+          "flight",
+          b"NET_COUNT=1000000\n" in params and b"NET_INTERVAL_MS=20\n" in params
+          and b"NET_WINDOW=64\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--lifecycle", "move", "--net-window",
+                                       "4"))
+    check("--net --lifecycle --net-window 4: the user's window", b"NET_WINDOW=4\n" in params,
+          params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-detach"))
+    check("--net-detach: NET_DETACH=1, the client sends until the guest stops",
+          b"NET_DETACH=1\n" in params and b"NET_COUNT=1000000\n" in params, params)
+    params = run_domu.domu_params(args("--domu", "--net", "--net-flood", "300"))
+    check("--net-flood 300: NET_FLOOD=300, the client sends until the flood is over",
+          b"NET_FLOOD=300\n" in params and b"NET_COUNT=1000000\n" in params, params)
+    for argv, why in ((["--domu", "--net-detach"], "--net-detach applies to --domu --net, "
+                       "without --lifecycle or --linux"),
+                      (["--domu", "--net", "--net-detach", "--lifecycle", "move"],
+                       "--net-detach applies to --domu --net, without --lifecycle or --linux"),
+                      (["--net", "--net-flood", "5"], "--net-flood applies to --domu --net, "
+                       "without --linux: the flood is dom0's ping"),
+                      (["--domu", "--net", "--net-flood", "0"],
+                       "--net-flood must be from 1 to 1000000, not 0")):
+        refused(argv, why)
     with tempfile.TemporaryDirectory() as d:
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"

@@ -30,6 +30,12 @@ LINE = re.compile(r"^udpclient: sent (\d+), received (\d+), wrong (\d+), lost (\
                   r"rtt min/median/max (\d+)/(\d+)/(\d+) us, elapsed_ms (\d+)$", re.M)
 
 
+def uptime():
+    """/proc/uptime's seconds, the clock the client stamps outages with."""
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
 class Peer:
     """An echo port and a counters port; change(i, data) says what the
     i-th datagram's echo is (None: no echo)."""
@@ -137,15 +143,21 @@ def main():
           m is not None and int(m.group(8)) >= 39 * 5, p.stdout)
     peer = Peer(lambda i, d: None if 10 <= i < 20 else d)
     p = peer.run("--count", "40", "--window", "4")
-    outages = re.findall(r"^udpclient: outage: (\d+) lost in a row \(datagrams (\d+)-(\d+)\), "
+    outages = re.findall(r"^udpclient: outage: (\d+) lost in a row \(datagrams (\d+)-(\d+), the "
+                         r"first sent at uptime \d+\.\d\d s\), "
                          r"unanswered for \d+ ms$", p.stdout, re.M)
     check("ten dropped in a row: one outage line, datagrams 10-19",
           outages == [("10", "10", "19")], p.stdout)
     peer = Peer(lambda i, d: None if i >= 35 else d)
+    before = uptime()
     p = peer.run("--count", "40", "--window", "4")
-    check("the last five dropped: an outage to the end",
-          "udpclient: outage: 5 lost in a row (datagrams 35-39), to the end\n" in p.stdout,
-          p.stdout)
+    after = uptime()
+    end = re.search(r"^udpclient: outage: 5 lost in a row \(datagrams 35-39, the first sent at "
+                    r"uptime (\d+\.\d\d) s\), to the end$", p.stdout, re.M)
+    check("the last five dropped: an outage to the end", end is not None, p.stdout)
+    check("the outage's time is on /proc/uptime's clock, within the run",
+          end is not None and before - 0.01 <= float(end.group(1)) <= after,
+          "%s not within %.2f-%.2f" % (end and end.group(1), before, after))
     peer = Peer(lambda i, d: d)
     p = peer.run("--count", "1000000", "--interval-ms", "5", interrupt_after=1.0)
     got = counts(p)
