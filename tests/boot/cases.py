@@ -1370,7 +1370,7 @@ CASES += [
                  r"^net-door: udpclient: sent \d+, received \d+, wrong 0, lost [1-9]\d*, ",
                  NET_OUTAGE + r"to the end$",
                  r"^net-door: udpclient: the guest did not answer the end$",
-                 r"^patchbay: FAIL net: no client's end within 100 s$"],
+                 r"^patchbay: FAIL net: no client's end within 45 s$"],
          reject=[PASS, r"^net: client sent "],
          last_line=r"^lifecycle-door: step 1/1 save-restore: [1-9]\d* datagrams lost "
                    r"\(\d+-\d+\), unreachable until the stream ended$", status="fail",
