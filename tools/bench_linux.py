@@ -174,11 +174,13 @@ def debs_kernel():
     return None
 
 
-def boots(quick):
-    """LINUX_BOOTS; a quick run (a check, not a measurement) leaves out the
-    domUs' network boots, two a row each and a minute or more apiece, as
-    tools/bench's quick checks leave out patchbay's."""
-    return [b for b in LINUX_BOOTS if not (quick and b[0].endswith("+net") and b[1])]
+def boots(quick, only=()):
+    """LINUX_BOOTS, or those of only (--configs); a quick run (a check,
+    not a measurement) leaves out the domUs' network boots, two a row each
+    and a minute or more apiece, as tools/bench's quick checks leave out
+    patchbay's."""
+    return [b for b in LINUX_BOOTS if (not only or b[0] in only)
+            and not (quick and b[0].endswith("+net") and b[1])]
 
 
 def run(args, out):
@@ -189,7 +191,7 @@ def run(args, out):
     # Two QEMUs at a time, as tools/bench -j 2: each boot is one host thread.
     with ThreadPoolExecutor(max_workers=2) as pool:
         linux = list(pool.map(lambda b: run_linux(*b, args.icount, args.quick, logdir),
-                              boots(args.quick)))
+                              boots(args.quick, args.configs)))
     problems = ["%s: %s" % (r["id"], p) for r in linux for p in r["problems"]]
     if problems:
         return problems  # no partial linux.json: the last good one stays
