@@ -1,0 +1,86 @@
+/* KVM's PV TLB flush: a vCPU that KVM preempted uses no translation
+ * until KVM runs it again, and KVM flushes its TLB first if its steal
+ * time record asks (KVM_VCPU_FLUSH_TLB). So a shootdown flags each
+ * preempted target instead of sending an IPI that would wait for it to be
+ * rescheduled, and sends the native IPIs to the rest. */
+#include "arch/x86/native/backend.h"
+#include "kernel/compiler.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kvm/backend.h"
+#include "mm/pgtable.h"
+#include "mm/tlb.h"
+
+#define SELFTEST_SHOOTDOWNS 200
+
+static bool flags_on; /* kvm.tlb=on, with steal time's records to flag */
+static uint64_t by_flag, by_ipi;
+
+void kvm_tlb_init(bool use_flags)
+{
+    flags_on = use_flags;
+}
+
+void kvm_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end)
+{
+    unsigned ipis = 0, flagged = 0, sent = 0;
+
+    for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+        if (!(cpus & (1u << cpu)))
+            continue;
+        if (flags_on && kvm_steal_flag_flush(cpu)) {
+            flagged++;
+            continue;
+        }
+        ipis |= 1u << cpu;
+        sent++;
+    }
+    __atomic_fetch_add(&by_flag, flagged, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&by_ipi, sent, __ATOMIC_RELAXED);
+    if (ipis)
+        native_flush_tlb_others(ipis, start, end);
+}
+
+static bool spinning, stop_spinning;
+
+/* Pure guest code, no pause: the vCPU leaves only when the host's tick
+ * takes it, which is where KVM marks it preempted. */
+static void spin_until_stopped(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&spinning, true, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&stop_spinning, __ATOMIC_ACQUIRE))
+        compiler_barrier();
+}
+
+/* Shootdowns of one page while CPU 1 spins: on a host CPU of its own it
+ * takes IPIs; sharing one with CPU 0 it is mostly preempted when CPU 0
+ * runs, and flagged. */
+void kvm_tlb_selftest(void)
+{
+    static char page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+    uint64_t start = (uint64_t)(uintptr_t)page;
+    struct thread *t;
+
+    if (smp_cpus_online() < 2)
+        return;
+    t = thread_create_on(1, "kvm-tlb-spin", spin_until_stopped, 0);
+    if (!t)
+        panic("kvm: no thread for the TLB self-test");
+    while (!__atomic_load_n(&spinning, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+    for (unsigned i = 0; i < SELFTEST_SHOOTDOWNS; i++)
+        tlb_flush_all_cpus(start, start + PAGE_SIZE);
+    __atomic_store_n(&stop_spinning, true, __ATOMIC_RELEASE);
+    thread_join(t);
+}
+
+/* One line: how the other vCPUs' TLBs were flushed so far. */
+void kvm_tlb_report(void)
+{
+    kprintf("kvm: TLB shootdowns: %lu vCPUs flagged (PV TLB flush), %lu sent an IPI\n",
+            __atomic_load_n(&by_flag, __ATOMIC_RELAXED),
+            __atomic_load_n(&by_ipi, __ATOMIC_RELAXED));
+}
