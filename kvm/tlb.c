@@ -3,8 +3,8 @@
  * time record asks (KVM_VCPU_FLUSH_TLB). So a shootdown flags each
  * preempted target instead of sending an IPI that would wait for it to be
  * rescheduled, and sends the native IPIs to the rest. */
+#include "arch/x86/cpu.h"
 #include "arch/x86/native/backend.h"
-#include "kernel/compiler.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/sched.h"
@@ -15,6 +15,7 @@
 #include "mm/tlb.h"
 
 #define SELFTEST_SHOOTDOWNS 200
+#define SPINS_PER_EXIT_MASK ((1u << 18) - 1)
 
 static bool flags_on; /* kvm.tlb=on, with steal time's records to flag */
 static uint64_t by_flag, by_ipi;
@@ -46,14 +47,17 @@ void kvm_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end)
 
 static bool spinning, stop_spinning;
 
-/* Pure guest code, no pause: the vCPU leaves only when the host's tick
- * takes it, which is where KVM marks it preempted. */
+/* Guest code that seldom exits, so that KVM mostly deschedules the vCPU
+ * at the host's tick, where it marks it preempted. A CPUID (an exit) now
+ * and then lets L1 see a request it failed to interrupt us for: a loop
+ * with no exit at all once left both of L1's CPUs stuck. */
 static void spin_until_stopped(void *arg)
 {
     (void)arg;
     __atomic_store_n(&spinning, true, __ATOMIC_RELEASE);
-    while (!__atomic_load_n(&stop_spinning, __ATOMIC_ACQUIRE))
-        compiler_barrier();
+    for (unsigned i = 1; !__atomic_load_n(&stop_spinning, __ATOMIC_ACQUIRE); i++)
+        if (!(i & SPINS_PER_EXIT_MASK))
+            (void)cpuid(0, 0);
 }
 
 /* Shootdowns of one page while CPU 1 spins: on a host CPU of its own it
