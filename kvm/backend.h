@@ -50,9 +50,10 @@ void kvm_eoi_write(void);
 void kvm_eoi_report(unsigned cpus);
 
 /* tlb.c: PV TLB flush (flush_tlb_others' KVM way): preempted targets
- * flagged if use_flags, IPIs to the rest; the self-test shoots down a
- * spinning CPU 1; report prints how many each way. */
+ * flagged if use_flags (kvm_tlb_flags says), IPIs to the rest; the
+ * self-test shoots down a spinning CPU 1; report prints how many each way. */
 void kvm_tlb_init(bool use_flags);
+bool kvm_tlb_flags(void);
 void kvm_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end);
 void kvm_tlb_selftest(void);
 void kvm_tlb_report(void);

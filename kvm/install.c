@@ -68,6 +68,23 @@ static const char *ipi_name(void)
                                    : "through the LAPIC (KVM offers no PV send-IPI)";
 }
 
+/* One line per op KVM may take over: whose way it is, and why. */
+static void print_choices(void)
+{
+    bool tlb_flags = kvm_tlb_flags();
+
+    kprintf("kvm: IPIs %s\n", ipi_name());
+    kprintf("kvm: clock %s\n", clock_name());
+    kprintf("kvm: EOIs %s\n", lapic_eoi == kvm_eoi ? "by PV EOI (kvm.eoi=on)"
+                              : pv_eoi             ? "written (KVM offers no PV EOI)"
+                                                   : "written (kvm.eoi=off)");
+    kprintf("kvm: spinlocks %s\n", spin_lock_kind());
+    kprintf("kvm: shootdowns %s\n", tlb_flags ? "flag preempted vCPUs (kvm.tlb=on)"
+                                    : pv_tlb
+                                        ? "by IPI (KVM offers no PV TLB flush, or kvm.steal=off)"
+                                        : "by IPI (kvm.tlb=off)");
+}
+
 /* Once the options are read, before anything is armed or any IPI sent:
  * the slots each per-op choice decides. */
 static void kvm_setup(void)
@@ -87,23 +104,14 @@ static void kvm_setup(void)
         lapic_eoi = kvm_eoi;
     }
     /* KVM ABI: the flag lives in the steal time record. */
-    bool tlb_flags =
-        pv_tlb && offers(KVM_FEATURE_PV_TLB_FLUSH) && steal_time && offers(KVM_FEATURE_STEAL_TIME);
-    kvm_tlb_init(tlb_flags);
-    kprintf("kvm: IPIs %s\n", ipi_name());
-    kprintf("kvm: clock %s\n", clock_name());
-    kprintf("kvm: EOIs %s\n", lapic_eoi == kvm_eoi ? "by PV EOI (kvm.eoi=on)"
-                              : pv_eoi             ? "written (KVM offers no PV EOI)"
-                                                   : "written (kvm.eoi=off)");
-    kprintf("kvm: spinlocks %s\n", spin_lock_kind());
-    kprintf("kvm: shootdowns %s\n", tlb_flags ? "flag preempted vCPUs (kvm.tlb=on)"
-                                    : pv_tlb
-                                        ? "by IPI (KVM offers no PV TLB flush, or kvm.steal=off)"
-                                        : "by IPI (kvm.tlb=off)");
+    kvm_tlb_init(pv_tlb && offers(KVM_FEATURE_PV_TLB_FLUSH) && steal_time &&
+                 offers(KVM_FEATURE_STEAL_TIME));
+    print_choices();
 }
 
-/* What the IPIs cost so far, one hypercall for a set of targets; what
- * the host took from each CPU so far. */
+/* What each of KVM's ops did so far: the IPIs' hypercalls, the host's
+ * steal, the EOIs skipped; then the shootdowns of a spinning CPU 1, and
+ * how many were flagged; the lock's halts and kicks. */
 static void kvm_selftest(void)
 {
     native_selftest();

@@ -25,6 +25,11 @@ void kvm_tlb_init(bool use_flags)
     flags_on = use_flags;
 }
 
+bool kvm_tlb_flags(void)
+{
+    return flags_on;
+}
+
 void kvm_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end)
 {
     unsigned ipis = 0, flagged = 0, sent = 0;
