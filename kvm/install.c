@@ -3,11 +3,15 @@
 #include <asm/kvm_para.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/native/backend.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kvm/backend.h"
+#include "kvm/hypercall.h"
 
 /* The ops that work both ways under KVM: KVM's paravirtual one (the
  * default, what Linux chooses) or the emulated hardware's, so the
@@ -28,8 +32,23 @@ static bool steal_time = true;
 OPTION_BOOL_WHERE(PV_CAP_KVM, steal_time, "kvm.steal",
                   "KVM: steal time (MSR_KVM_STEAL_TIME), each CPU's reported after the self-tests");
 
+static bool pv_eoi = true;
+OPTION_BOOL_WHERE(
+    PV_CAP_KVM, pv_eoi, "kvm.eoi",
+    "KVM: PV EOI (MSR_KVM_PV_EOI_EN) skips the EOI write KVM says it may, or writes each");
+
+static bool pv_tlb = true;
+OPTION_BOOL_WHERE(
+    PV_CAP_KVM, pv_tlb, "kvm.tlb",
+    "KVM: PV TLB flush flags a preempted vCPU (KVM_VCPU_FLUSH_TLB), or sends it an IPI");
+
 static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
 static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
+
+static bool offers(unsigned feature)
+{
+    return features & (1u << feature);
+}
 
 static const char *clock_name(void)
 {
@@ -49,6 +68,23 @@ static const char *ipi_name(void)
                                    : "through the LAPIC (KVM offers no PV send-IPI)";
 }
 
+/* One line per op KVM may take over: whose way it is, and why. */
+static void print_choices(void)
+{
+    bool tlb_flags = kvm_tlb_flags();
+
+    kprintf("kvm: IPIs %s\n", ipi_name());
+    kprintf("kvm: clock %s\n", clock_name());
+    kprintf("kvm: EOIs %s\n", lapic_eoi == kvm_eoi ? "by PV EOI (kvm.eoi=on)"
+                              : pv_eoi             ? "written (KVM offers no PV EOI)"
+                                                   : "written (kvm.eoi=off)");
+    kprintf("kvm: spinlocks %s\n", spin_lock_kind());
+    kprintf("kvm: shootdowns %s\n", tlb_flags ? "flag preempted vCPUs (kvm.tlb=on)"
+                                    : pv_tlb
+                                        ? "by IPI (KVM offers no PV TLB flush, or kvm.steal=off)"
+                                        : "by IPI (kvm.tlb=off)");
+}
+
 /* Once the options are read, before anything is armed or any IPI sent:
  * the slots each per-op choice decides. */
 static void kvm_setup(void)
@@ -59,21 +95,42 @@ static void kvm_setup(void)
         pv_time_ops.now_ns = kvm_clock_now_ns;
         pv_time_ops.timer_oneshot = kvm_lapic_timer_oneshot;
     }
-    if (ipi_choice == IPI_PV && (features & (1u << KVM_FEATURE_PV_SEND_IPI)))
+    if (ipi_choice == IPI_PV && offers(KVM_FEATURE_PV_SEND_IPI))
         native_ipi_many = kvm_ipi_many;
-    if (steal_time && (features & (1u << KVM_FEATURE_STEAL_TIME)))
+    if (steal_time && offers(KVM_FEATURE_STEAL_TIME))
         kvm_steal_init();
-    kprintf("kvm: IPIs %s\n", ipi_name());
-    kprintf("kvm: clock %s\n", clock_name());
+    if (pv_eoi && offers(KVM_FEATURE_PV_EOI)) {
+        kvm_eoi_init();
+        lapic_eoi = kvm_eoi;
+    }
+    /* KVM ABI: the flag lives in the steal time record. */
+    kvm_tlb_init(pv_tlb && offers(KVM_FEATURE_PV_TLB_FLUSH) && steal_time &&
+                 offers(KVM_FEATURE_STEAL_TIME));
+    print_choices();
 }
 
-/* What the IPIs cost so far, one hypercall for a set of targets; what
- * the host took from each CPU so far. */
+/* What each of KVM's ops did so far: the IPIs' hypercalls, the host's
+ * steal, the EOIs skipped; then the shootdowns of a spinning CPU 1, and
+ * how many were flagged; the lock's halts and kicks. */
 static void kvm_selftest(void)
 {
     native_selftest();
     kprintf("kvm: %lu KVM_HC_SEND_IPI hypercalls\n", kvm_ipi_hypercalls());
     kvm_steal_report(smp_cpus_online());
+    kvm_eoi_report(smp_cpus_online());
+    kvm_tlb_selftest();
+    kvm_tlb_report();
+    kprintf("kvm: spinlock waiters halted %lu times, kicked %lu times\n",
+            pv_lock_counter(pv_lock_ops.blocked), pv_lock_counter(pv_lock_ops.kicked));
+}
+
+/* Each CPU sets its per-CPU base as it starts: there it registers what
+ * KVM keeps per vCPU, once the options are read. */
+static void kvm_set_percpu_base(uint64_t base)
+{
+    native_set_percpu_base(base);
+    kvm_steal_cpu_start(cpu_index());
+    kvm_eoi_cpu_start(cpu_index());
 }
 
 /* AMD's and Hygon's CPUs take vmmcall; Intel's vmcall. */
@@ -96,9 +153,13 @@ void kvm_install(uint32_t base)
                                .caps = PV_CAP_KVM | PV_CAP_NATIVE_SITES | PV_CAP_CALIBRATES};
     pv_machine_ops.setup = kvm_setup;
     pv_machine_ops.selftest = kvm_selftest;
-    /* Each CPU sets its per-CPU base as it starts: there it registers its
-     * steal time record, once kvm.steal is read. */
-    pv_cpu_ops.set_percpu_base = kvm_steal_set_percpu_base;
+    pv_cpu_ops.set_percpu_base = kvm_set_percpu_base;
+    /* Shootdowns flag preempted vCPUs, IPIs to the rest; the counts either way. */
+    pv_mmu_ops.flush_tlb_others = kvm_flush_tlb_others;
+    lapic_eoi = kvm_eoi_write;
+    /* Contended locks halt and kick, unless kvm.lock=off. */
+    if (offers(KVM_FEATURE_PV_UNHALT))
+        pv_lock_ops = kvm_lock_ops;
     kvm_vmmcall = cpu_is_amd();
     /* Time: the TSC at the rate kvm-clock states, the APIC timer measured
      * against it; kvm-clock itself the clock unless kvm.clock=tsc. */

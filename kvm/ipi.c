@@ -7,30 +7,10 @@
 #include "arch/x86/native/backend.h"
 #include "kernel/exit.h"
 #include "kvm/backend.h"
+#include "kvm/hypercall.h"
 
-bool kvm_vmmcall; /* AMD's hypercall instruction, else Intel's vmcall */
+bool kvm_vmmcall;
 static uint64_t ipi_hypercalls;
-
-/* KVM ABI (Documentation/virt/kvm/x86/hypercalls.rst): the number in RAX,
- * arguments in RBX, RCX, RDX, RSI, the result in RAX; vmmcall on AMD,
- * vmcall on Intel (KVM emulates the other one, at a cost). */
-static long hypercall4(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2,
-                       unsigned long a3)
-{
-    long ret;
-
-    if (kvm_vmmcall)
-        __asm__ volatile("vmmcall"
-                         : "=a"(ret)
-                         : "a"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3)
-                         : "memory");
-    else
-        __asm__ volatile("vmcall"
-                         : "=a"(ret)
-                         : "a"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3)
-                         : "memory");
-    return ret;
-}
 
 /* KVM ABI (KVM_HC_SEND_IPI): a 128-bit bitmap of APIC ids from a base
  * id, and the ICR's low word (fixed delivery: the vector alone); it
@@ -53,7 +33,7 @@ void kvm_ipi_many(unsigned cpus, uint8_t vector)
         else if (cpus & (1u << cpu))
             panic("kvm: APIC id %u is beyond a send-IPI bitmap from %u", bit + base, base);
     }
-    ret = hypercall4(KVM_HC_SEND_IPI, bitmap[0], bitmap[1], base, vector);
+    ret = kvm_hypercall4(KVM_HC_SEND_IPI, bitmap[0], bitmap[1], base, vector);
     if (ret < 0)
         panic("kvm: KVM_HC_SEND_IPI to cpus 0x%x failed: %ld", cpus, ret);
     __atomic_fetch_add(&ipi_hypercalls, 1, __ATOMIC_RELAXED);

@@ -1,11 +1,10 @@
 /* KVM's steal time: per vCPU, the time KVM's host held it runnable but
- * did not run it, which KVM adds up in a record of the guest's. Each CPU
- * registers its own record as it starts: the one op every CPU runs then
- * is setting its per-CPU base, which the KVM backend wraps. */
+ * did not run it, which KVM adds up in a record of the guest's, beside a
+ * flag saying it is preempted now (what PV TLB flush reads). Each CPU
+ * registers its own record as it starts (kvm/install.c). */
 #include <asm/kvm_para.h>
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/native/backend.h"
 #include "kernel/compiler.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
@@ -23,11 +22,10 @@ static void register_record(unsigned cpu)
     wrmsr(MSR_KVM_STEAL_TIME, (uint64_t)(uintptr_t)&records[cpu] | KVM_MSR_ENABLED);
 }
 
-void kvm_steal_set_percpu_base(uint64_t base)
+void kvm_steal_cpu_start(unsigned cpu)
 {
-    native_set_percpu_base(base);
     if (enabled)
-        register_record(cpu_index());
+        register_record(cpu);
 }
 
 void kvm_steal_init(void)
@@ -51,6 +49,21 @@ uint64_t kvm_steal_ns(unsigned cpu)
         compiler_barrier();
     } while ((version & 1) || version != st->version);
     return steal;
+}
+
+/* KVM ABI (KVM_VCPU_FLUSH_TLB): set beside KVM_VCPU_PREEMPTED, KVM
+ * flushes the vCPU's TLB before it runs again; KVM clears the byte as it
+ * resumes the vCPU, so the cmpxchg fails if it ran meanwhile. */
+bool kvm_steal_flag_flush(unsigned cpu)
+{
+    uint8_t seen;
+
+    if (!enabled)
+        return false;
+    seen = __atomic_load_n(&records[cpu].preempted, __ATOMIC_RELAXED);
+    return (seen & KVM_VCPU_PREEMPTED) &&
+           __atomic_compare_exchange_n(&records[cpu].preempted, &seen, seen | KVM_VCPU_FLUSH_TLB,
+                                       false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* One line: each CPU's steal so far, in ms. */

@@ -121,10 +121,12 @@ bool lapic_send_ipi(uint8_t dest, uint32_t command)
     return sent;
 }
 
-void lapic_eoi(void)
+void lapic_eoi_write(void)
 {
     lapic_write(LAPIC_EOI, 0);
 }
+
+void (*lapic_eoi)(void) = lapic_eoi_write;
 
 void lapic_timer_free_run(void)
 {

@@ -30,8 +30,11 @@ uint8_t lapic_id(void);
  * startup IPIs) to APIC id dest; false if the ICR stayed busy. */
 bool lapic_send_ipi(uint8_t dest, uint32_t command);
 
-/* Ends the interrupt being serviced, so lower or equal ones can come. */
-void lapic_eoi(void);
+/* Ends the interrupt being serviced, so lower or equal ones can come:
+ * lapic_eoi_write, the EOI register's write (an exit under a hypervisor),
+ * unless a backend's install puts its own way in (KVM's PV EOI). */
+extern void (*lapic_eoi)(void);
+void lapic_eoi_write(void);
 
 /* The timer counting down from 2^32 - 1 with its interrupt masked, for
  * calibration; lapic_timer_count() reads it, lapic_timer_stop() stops it. */

@@ -685,6 +685,23 @@ KVM_STEAL_NONZERO = r"^kvm: steal time: cpu0 (?!0\.000)\d+\.\d{3} ms cpu1 (?!0\.
 KVM_PV_IPI = r"^kvm: IPIs KVM_HC_SEND_IPI \(kvm.ipi=pv\)$"
 KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as kvm-clock "
              r"states it, the APIC timer's against kvm-clock$")
+# The TLB self-test's shootdowns of vCPU 1, flagged and by IPI.
+KVM_TLB = r"^kvm: TLB shootdowns: (%s) vCPUs flagged \(PV TLB flush\), (%s) sent an IPI$"
+KVM_TLB_SHOOTDOWNS = 200
+KVM_TLB_SELFTEST = r"^kvm: TLB self-test: 200 shootdowns of a spinning CPU 1, \d+\.\d{3} us each$"
+
+
+def kvm_tlb_all_counted(console):
+    """Each of the self-test's shootdowns reached vCPU 1 one way or the other."""
+    m = re.search(KVM_TLB % (r"\d+", r"\d+"), console, re.MULTILINE)
+    if not m:
+        return "no TLB shootdown counts"
+    if int(m.group(1)) + int(m.group(2)) != KVM_TLB_SHOOTDOWNS:
+        return "%s flagged + %s by IPI is not the self-test's %d shootdowns" % (
+            m.group(1), m.group(2), KVM_TLB_SHOOTDOWNS)
+    return None
+
+
 CASES += [
     # KVM's leaves found, the boot named kvm, kvm-clock the clock (its
     # rate checked against the PM timer), and every self-test passes.
@@ -697,10 +714,20 @@ CASES += [
          reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
     # Two vCPUs on one CPU of L1: each waits while the other runs, and
     # KVM accounts it as the waiter's steal (one vCPU alone on L1's CPU
-    # saw about 0.1 s; two, over 30 s each).
+    # saw about 0.1 s; two, over 30 s each). KVM's pv features on:
+    # interrupts KVM ended itself skip the EOI write; the TLB self-test's
+    # 200 shootdowns of a spinning vCPU 1, which CPU 0 finds preempted
+    # whenever it runs itself, flag it instead of sending IPIs; the
+    # contended lock's waiter halts and is kicked.
     dict(name="kvm-steal-overcommit", args=["--kvm", "--smp", "2", "--host-cpus", "1"],
-         expect=[r"^smp: 2 CPUs running$", KVM_STEAL_NONZERO], reject=CLEAN, last_line=PASS,
-         timeout=KVM_TIMEOUT),
+         expect=[r"^smp: 2 CPUs running$", KVM_STEAL_NONZERO,
+                 r"^kvm: EOIs by PV EOI \(kvm.eoi=on\)$",
+                 r"^kvm: spinlocks kvm halting ticket$",
+                 r"^kvm: shootdowns flag preempted vCPUs \(kvm.tlb=on\)$",
+                 r"^kvm: EOIs: [1-9]\d* skipped \(PV EOI\), \d+ written$",
+                 KVM_TLB_SELFTEST, KVM_TLB % (r"[1-9]\d*", r"\d+"),
+                 r"^kvm: spinlock waiters halted [1-9]\d* times, kicked [1-9]\d* times$"],
+         check=kvm_tlb_all_counted, reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
     # IPIs through the LAPIC KVM emulates, one ICR write each: no hypercall.
     dict(name="kvm-ipi-lapic", args=["--kvm", "--smp", "2"], cmdline="kvm.ipi=lapic",
          expect=[r"^patchbay: booting via kvm/pvh$", r"^smp: 2 CPUs running$",
@@ -721,6 +748,17 @@ CASES += [
          expect=[r"^cmdline: option kvm\.clock does not apply to this platform$"], reject=NOT_RUN,
          last_line=CMDLINE_FAIL + r"option kvm\.clock does not apply to this platform$",
          status="cmdline"),
+    # PV EOI, PV TLB flush and pv spinlocks off, on two CPUs of L1:
+    # every EOI written, every shootdown an IPI, the lock the native
+    # ticket lock, spinning.
+    dict(name="kvm-pv-off", args=["--kvm", "--smp", "2"],
+         cmdline="kvm.eoi=off kvm.tlb=off kvm.lock=off",
+         expect=[r"^smp: 2 CPUs running$", r"^kvm: EOIs written \(kvm.eoi=off\)$",
+                 r"^kvm: spinlocks native ticket$", r"^kvm: shootdowns by IPI \(kvm.tlb=off\)$",
+                 r"^kvm: EOIs: 0 skipped \(PV EOI\), [1-9]\d* written$",
+                 KVM_TLB_SELFTEST, KVM_TLB % ("0", "200"),
+                 r"^kvm: spinlock waiters halted 0 times, kicked 0 times$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
     # Without SVM in L1's CPU there is no KVM: the door says so at once.
     dict(name="kvm-no-svm", args=["--kvm", "--cpu", "max,-svm"],
          expect=[r"^patchbay: FAIL kvm: L1's CPU has no SVM, so KVM cannot run"],
