@@ -7,18 +7,17 @@ import argparse
 import contextlib
 import io
 
-from run_common import STATUS_CMDLINE, STATUS_DISK_CHECK
-from run_domu import (DOMU_KEEPS, LIFECYCLE_BOOT_TIME, LIFECYCLE_DISK_STEP_TIME,
-                      LIFECYCLE_NET_STEP_TIME, LIFECYCLE_REPEAT_MAX, LIFECYCLE_STEP_TIME,
-                      NET_FLOOD_MAX, NET_GUEST, NET_INTERVAL_MS, NET_PLAN_INTERVAL_MS, NET_PLAN_WINDOW,
-                      check_domu_args, check_lifecycle_args, cmdline_sets, domu_net_words,
-                      lifecycle_plan)
+from run_common import STATUS_CMDLINE, STATUS_DISK_CHECK, cmdline_sets
+from run_domu import DOMU_KEEPS, check_domu_args, check_lifecycle_args
+from run_lifecycle import (LIFECYCLE_BOOT_TIME, LIFECYCLE_DISK_STEP_TIME, LIFECYCLE_NET_STEP_TIME,
+                           LIFECYCLE_REPEAT_MAX, LIFECYCLE_STEP_TIME, lifecycle_plan)
 from run_iso import iso_cmdline_problem
 from run_gdb import GDB_TIMEOUT, check_gdb_args
 from run_disk import check_disk_args
 from run_kvm import L1_MEM
-from run_net import (COUNT, GUEST_IP, INTERVALS_MS, PEERS, SIZE, SIZES, TIMEOUT_MARGIN,
-                     WINDOW, WINDOWS, check_net_args, net_words)
+from run_net import (COUNT, GUEST_IP, INTERVALS_MS, NET_FLOOD_MAX, NET_GUEST, NET_INTERVAL_MS,
+                     NET_PLAN_INTERVAL_MS, NET_PLAN_WINDOW, PEERS, SIZE, SIZES, TIMEOUT_MARGIN,
+                     WINDOW, WINDOWS, check_net_args, domu_net_words, net_words)
 from run_xen import XEN_KEEPS, xen_cmdline_problem
 
 # The longest command line each door delivers byte for byte (tools/run -h).

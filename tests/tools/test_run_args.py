@@ -266,13 +266,13 @@ MIGRATE_PV = ("--lifecycle migrate needs --pvh: live migration of a PV guest nee
               "enable logdirty: 95'); use --pvh, or the steps save-restore and move")
 
 
-def check_lifecycle(run_domu, args):
+def check_lifecycle(run_domu, run_lifecycle, args):
     """--lifecycle PLAN: the steps, what they add to the run, and refusals."""
     for plan, want in (("save-restore", ["save-restore"]),
                        ("move*3", ["move"] * 3),
                        ("save-restore,move*2,migrate", ["save-restore", "move", "move", "migrate"]),
                        ("migrate*100", ["migrate"] * 100)):
-        got = run_domu.lifecycle_plan(plan)
+        got = run_lifecycle.lifecycle_plan(plan)
         check("--lifecycle %s: %d steps" % (plan, len(want)), got == want, got)
     for plan, bad in (("", ""), ("move,", ""), ("mvoe", "mvoe"), ("move*0", "move*0"),
                       ("save-restore,move*101", "move*101"), ("move*", "move*"),
@@ -773,6 +773,7 @@ def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_tool("run")
     import run_args
+    import run_lifecycle
     import run_qemu
     import run_domu
     import run_gdb
@@ -915,7 +916,7 @@ def main():
     check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
     check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_overlay
     check_verdicts(run_xen, run_domu)
-    check_lifecycle(run_domu, args)
+    check_lifecycle(run_domu, run_lifecycle, args)
     check_lifecycle_lines(run_domu)
     check_gdb(run, run_qemu, run_gdb, args)
     check_disk(run, run_domu, args)
