@@ -116,7 +116,8 @@ run-pvh: $(IMAGE)
 # KVM's modules (tools/fetch-kvm; its own stamp says when to build again).
 KVM_INITRD := build/kvm/initrd.cpio
 $(KVM_INITRD): tools/fetch-kvm tools/fetch-debs.sh tools/fetch-domu tools/kvm/mkinitramfs \
-		tools/kvm/init tools/initramfs-libs.sh tools/domu/mkinitramfs tools/domu/init
+		tools/kvm/init tools/initramfs-libs.sh tools/domu/mkinitramfs tools/domu/init \
+		tools/domu/net.sh tools/domu/lifecycle.sh
 	tools/fetch-kvm
 	@touch $@
 

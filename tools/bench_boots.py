@@ -20,11 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import bench_configs  # noqa: E402
 import bench_contended  # noqa: E402
 import bench_io  # noqa: E402
-import imports  # noqa: E402
 import result_lines  # noqa: E402
+import run_args  # noqa: E402
 
 RUN = os.path.join(ROOT, "tools", "run")
-RUN_TOOL = imports.tool("run")
 # A quick run checks that everything works: few iterations, and a small
 # write-barrier heap (wl_cycle over 2048 pages with every pte write trapped,
 # xen.mmu=trap, took over 60 s of a quick run alone; over 64 pages, 3 s).
@@ -231,7 +230,7 @@ def best_of(runs):
 
 def host_threads(boot, args):
     """The host threads a boot's QEMU runs, as tools/run decides them."""
-    return RUN_TOOL.host_threads(run_command(boot, args, os.devnull)[2:])
+    return run_args.host_threads(run_command(boot, args, os.devnull)[2:])
 
 
 def boot_plan(boots, args):

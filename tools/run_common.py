@@ -112,3 +112,8 @@ class Console:
     def close(self):
         if self.log is not None:
             self.log.close()
+
+
+def cmdline_sets(cmdline, key):
+    """Whether the user's command line (the words after --) sets key=."""
+    return any(word.startswith(key + "=") for line in cmdline for word in line.split())

@@ -1,29 +1,15 @@
 """tools/run --domu: the kernel as an unprivileged PV domU (with --pvh, a
-PVH one). Xen runs
-Debian's Linux as dom0 (tools/fetch-domu fetches it into $BUILD/domu/),
-whose /init (tools/domu/init) starts the toolstack, runs `xl create` of
-the image and relays the domU's console, each line behind DOMU_PREFIX.
+PVH one). Xen runs Debian's Linux as dom0 (tools/fetch-domu fetches it
+into $BUILD/domu/), whose /init (tools/domu/init) starts the toolstack,
+runs `xl create` of the image and relays the domU's console, each line
+behind DOMU_PREFIX. A domU cannot reach isa-debug-exit: the kernel writes
+its status to its xenstore node data/patchbay-status; dom0's /init reads
+it once the domain has stopped (else takes the verdict line: PASS 0, FAIL
+1), says so in DOMU_END_LINE and ends QEMU with it. This module builds the
+run's initramfs (with --lifecycle's plan, tools/run_lifecycle.py, and
+--net's peers, tools/run_net.py) and QEMU's arguments, shows only the
+domU's lines, and turns how the run ended into tools/run's outcome."""
 
-A domU cannot reach isa-debug-exit: before it shuts down, the kernel
-writes its status to its xenstore node data/patchbay-status; dom0's /init
-reads it once the domain has stopped (else takes the verdict line: PASS 0,
-FAIL 1), says so in DOMU_END_LINE and ends QEMU with it. This module builds
-the run's initramfs and QEMU's arguments, shows only the domU's lines, and
-turns how the run ended into tools/run's outcome.
-
---lifecycle PLAN has Xen's toolstack save, restore, move and migrate the
-domU while it runs: /init carries out the plan (LIFECYCLE in the run's
-params) and prints a line behind LIFECYCLE_PREFIX for each step; the
-kernel, told lifecycle=K, waits for K resumes before it checks itself and
-ends its run. A failed step ends the run with STATUS_LIFECYCLE_FAILED.
-
---net gives the domU a vif on a bridge in dom0 (netback, xl's vif-bridge
-hotplug script), and the kernel net=on with its address (NET_GUEST);
-dom0's /init pings it and runs the UDP client (tools/udpclient.c, built
-static, put in the run's archive) against it once it is up, and shows
-their lines behind NET_PREFIX."""
-
-import argparse
 import glob
 import os
 import re
@@ -32,8 +18,10 @@ import sys
 
 from run_common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, ROOT, STATUS_DOM0_FAILED,
                         STATUS_DOMU_NO_VERDICT, STATUS_LIFECYCLE_FAILED, STATUS_NO_EXIT,
-                        STATUS_TIMEOUT, VERDICT, build_dir, fail, guest_image, in_workdir,
-                        qemu_error)
+                        STATUS_TIMEOUT, VERDICT, build_dir, cmdline_sets, fail, guest_image,
+                        in_workdir, qemu_error)
+from run_lifecycle import LIFECYCLE_PREFIX, LIFECYCLE_XEN, MIGRATE_NEEDS_PVH, lifecycle_timeout
+from run_net import NET_GUEST, NET_HOST, NET_MAC, NET_PLAN_COUNT, NET_PREFIX, net_interval_ms
 from run_xen import XEN_END, fetch_xen, pvh_unsupported, xen_ended_domain, xen_verdict
 
 # dom0's /init relays each line of the domU's console with DOMU_PREFIX and
@@ -54,93 +42,10 @@ LINUX_DOMU_CMDLINE = "console=hvc0 quiet panic=-1 -- bench.domu"
 # Linux uses it once it sees the CPUID bit: hidden, Linux keeps to RDTSC,
 # in the TSC mode patchbay's PVH domU has.
 LINUX_PVH_CPUID = b'cpuid = "host,rdtscp=0"\n'
-
-# --lifecycle PLAN: comma-separated steps, each one of LIFECYCLE_STEPS with
-# an optional *N (1..LIFECYCLE_REPEAT_MAX). /init shows each step done in a
-# line behind LIFECYCLE_PREFIX.
-LIFECYCLE_STEPS = ("save-restore", "move", "migrate")
-LIFECYCLE_REPEAT_MAX = 100
-LIFECYCLE_STEP = re.compile(r"(%s)(?:\*(\d+))?" % "|".join(LIFECYCLE_STEPS))
-LIFECYCLE_PREFIX = b"lifecycle-door: "
 # --disk FILE: dom0's /init says in a line behind DISK_PREFIX that blkback
 # took the guest's xvda and waits for a frontend.
 DISK_PREFIX = b"domu-door: "
-# --net: dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
-# OUI, 00:16:3e), and dom0's peers' lines behind NET_PREFIX. The client
-# sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
-# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through;
-# --net-interval-ms sets the pace instead (0: a flood, for the benchmarks).
-NET_HOST = "10.0.0.1"
-NET_GUEST = "10.0.0.2"
-NET_MAC = "00:16:3e:0a:00:02"
-NET_PREFIX = b"net-door: "
-# --net-detach's and --net-flood's too: the stream runs until the guest
-# stops, or the flood is over.
-NET_PLAN_COUNT = 1000000
-NET_FLOOD_MAX = 1000000  # --net-flood's pings
-NET_INTERVAL_MS = 10
-NET_PLAN_INTERVAL_MS = 20
-# Under a plan the window (unless --net-window says otherwise) outlasts
-# the client's 1 s time-out at NET_PLAN_INTERVAL_MS: while the guest is
-# away the client keeps its pace instead of waiting for slots to expire,
-# so an outage's datagrams are those sent meanwhile and its length is
-# measured to one interval.
-NET_PLAN_WINDOW = 64
 UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
-# Why a PV domU cannot migrate live under this Xen (xl: "xc: error: Failed
-# to enable logdirty: 95,22,0", in 0.8 s, the guest never suspended).
-MIGRATE_NEEDS_PVH = (
-    "--lifecycle migrate needs --pvh: live migration of a PV guest needs log-dirty "
-    "tracking, which for a PV domain needs Xen's shadow paging, and Debian's Xen is "
-    "built without it (# CONFIG_SHADOW_PAGING is not set; xl fails with 'Failed to "
-    "enable logdirty: 95'); use --pvh, or the steps save-restore and move")
-# Xen's FPU switching in a --lifecycle run. With Xen's default on AMD, lazy
-# (CR0.TS set, the state restored at a vCPU's first FPU use after a switch),
-# dom0's programs died at random under TCG while the toolstack saved, moved
-# and migrated a domain (malloc's "corrupted top size", segfaults, a libxl
-# assertion, ld.so's): in 7 of 11 runs with a Linux domU, most within a few
-# steps. Switched eagerly: none in 12 runs and 45 steps.
-LIFECYCLE_XEN = "spec-ctrl=eager-fpu"
-# Time-out defaults for --lifecycle, in seconds: the boot and the guest's
-# own run, then each step by its kind. With two runs at once on 2 host
-# CPUs, a 128 MiB Linux domU took 9-16 s a save-restore, 10-22 s a move,
-# 15-24 s a live migration; patchbay's 64 MiB PVH domU with wl=on took up
-# to 118 s a migration while the host ran other work (the write barrier
-# dirties pages faster than the copy rounds send them). These are the
-# plan's allowance on average; /init's own watchdog gives a suspend request
-# 10 s, one step 120 s, a migration 300 s.
-LIFECYCLE_BOOT_TIME = 90
-LIFECYCLE_STEP_TIME = {"save-restore": 30, "move": 30, "migrate": 180}
-# With --disk, xl runs the disk's hotplug script (bash, forking a few dozen
-# commands under TCG) as it removes the old domain's disk and adds the new
-# one's: a save-restore took 27 s instead of 18, a move 32 instead of 17.
-LIFECYCLE_DISK_STEP_TIME = 20
-# With --net, dom0's client keeps sending through every step (NET_PLAN_
-# INTERVAL_MS apart) and dom0 shares its one CPU with it: a save-restore
-# took 41 s instead of 18, a move 48 instead of 17.
-LIFECYCLE_NET_STEP_TIME = 30
-
-
-def lifecycle_plan(text):
-    """--lifecycle's value: the plan expanded into its steps, one a word,
-    or an argparse error naming the step that is not one."""
-    steps = []
-    for word in text.split(","):
-        m = LIFECYCLE_STEP.fullmatch(word)
-        n = int(m.group(2) or 1) if m else 0
-        if not 1 <= n <= LIFECYCLE_REPEAT_MAX:
-            raise argparse.ArgumentTypeError(
-                "bad step %r in %r: each step is %s, optionally *N to repeat it "
-                "(N from 1 to %d), and steps are separated by commas"
-                % (word, text, ", ".join(LIFECYCLE_STEPS[:-1]) + " or " + LIFECYCLE_STEPS[-1],
-                   LIFECYCLE_REPEAT_MAX))
-        steps += [m.group(1)] * n
-    return steps
-
-
-def cmdline_sets(cmdline, key):
-    """Whether the user's command line (the words after --) sets key=."""
-    return any(word.startswith(key + "=") for line in cmdline for word in line.split())
 
 
 def check_lifecycle_args(p, args, cmdline):
@@ -163,13 +68,6 @@ def check_lifecycle_args(p, args, cmdline):
     if args.timeout is None:
         args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None,
                                          getattr(args, "net", False))
-
-
-def lifecycle_timeout(steps, disk=False, net=False):
-    """--lifecycle's default time-out for a plan of these steps (with --disk
-    if disk, --net if net)."""
-    extra = (LIFECYCLE_DISK_STEP_TIME if disk else 0) + (LIFECYCLE_NET_STEP_TIME if net else 0)
-    return LIFECYCLE_BOOT_TIME + sum(LIFECYCLE_STEP_TIME[step] + extra for step in steps)
 
 
 def check_domu_args(p, args):
@@ -229,15 +127,6 @@ def domu_config(args):
 def disk_mode(args):
     """--disk's access for the guest: r for a read-only disk, else w."""
     return "r" if getattr(args, "disk_ro", False) else "w"
-
-
-def net_interval_ms(args):
-    """The client's wait between sendings: --net-interval-ms, else the
-    door's pace (a plan's slower, so its stream lasts the plan)."""
-    given = getattr(args, "net_interval_ms", None)
-    if given is not None:
-        return given
-    return NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS
 
 
 def domu_params(args):
@@ -314,6 +203,8 @@ def check_pvh_entry(vmlinux, kernel):
     if p.returncode != 0 or not re.search(rb"^PHYS32_ENTRY: ", p.stdout, re.MULTILINE):
         fail("%s has no PVH entry (no XEN_ELFNOTE_PHYS32_ENTRY note in its ELF, %s): "
              "--linux --domu --pvh cannot boot it" % (os.path.basename(kernel), vmlinux), 2)
+
+
 def udpclient_static():
     """The UDP client built static for dom0 (tools/tools.mk builds it on
     demand); ends the run (status 2) if it cannot be built."""
@@ -324,19 +215,6 @@ def udpclient_static():
     except (OSError, subprocess.CalledProcessError) as e:
         fail("--net: cannot build the static UDP client for dom0: %s" % e, 2)
     return path
-
-
-def domu_net_words(args, cmdline):
-    """--domu --net's words for the kernel: net=on and net.ip=NET_GUEST
-    unless the command line (the words after --) sets them, and under a
-    lifecycle plan net.timeout, the run's time-out: the client's end comes
-    only once the plan is through. tools/run_net.py checks the options."""
-    if not args.net:
-        return []
-    ours = ["net=on", "net.ip=" + NET_GUEST]
-    if args.lifecycle:
-        ours.append("net.timeout=%d" % args.timeout)
-    return [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]
 
 
 def the_one(root, pattern):

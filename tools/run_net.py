@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 
-from run_common import build_dir, fail
+from run_common import build_dir, cmdline_sets, fail
 
 NET_ID = "pbnet"
 GUEST_IP = "10.0.2.15"  # QEMU's user network: the first address it hands out
@@ -244,3 +244,53 @@ class NetClient:
             self.proc.stdout.close()
         if self.out:
             self.show(force=True)
+
+
+# --domu --net: the guest's card is a vif on a bridge in dom0 (netback,
+# xl's vif-bridge hotplug script), and the kernel is told net=on with its
+# address (NET_GUEST); dom0's /init pings it and runs the UDP client
+# (tools/udpclient.c, built static, in the run's archive) against it once
+# it is up, and shows their lines behind NET_PREFIX (tools/run_domu.py).
+# dom0's address on its bridge xenbr0, the guest's and its MAC (Xen's
+# OUI, 00:16:3e). The client
+# sends --net-count datagrams NET_INTERVAL_MS apart; under a plan up to
+# NET_PLAN_COUNT NET_PLAN_INTERVAL_MS apart, until the plan is through;
+# --net-interval-ms sets the pace instead (0: a flood, for the benchmarks).
+NET_HOST = "10.0.0.1"
+NET_GUEST = "10.0.0.2"
+NET_MAC = "00:16:3e:0a:00:02"
+NET_PREFIX = b"net-door: "
+# --net-detach's and --net-flood's too: the stream runs until the guest
+# stops, or the flood is over.
+NET_PLAN_COUNT = 1000000
+NET_FLOOD_MAX = 1000000  # --net-flood's pings
+NET_INTERVAL_MS = 10
+NET_PLAN_INTERVAL_MS = 20
+# Under a plan the window (unless --net-window says otherwise) outlasts
+# the client's 1 s time-out at NET_PLAN_INTERVAL_MS: while the guest is
+# away the client keeps its pace instead of waiting for slots to expire,
+# so an outage's datagrams are those sent meanwhile and its length is
+# measured to one interval.
+NET_PLAN_WINDOW = 64
+
+
+def net_interval_ms(args):
+    """The client's wait between sendings: --net-interval-ms, else the
+    door's pace (a plan's slower, so its stream lasts the plan)."""
+    given = getattr(args, "net_interval_ms", None)
+    if given is not None:
+        return given
+    return NET_PLAN_INTERVAL_MS if args.lifecycle else NET_INTERVAL_MS
+
+
+def domu_net_words(args, cmdline):
+    """--domu --net's words for the kernel: net=on and net.ip=NET_GUEST
+    unless the command line (the words after --) sets them, and under a
+    lifecycle plan net.timeout, the run's time-out: the client's end comes
+    only once the plan is through. tools/run_net.py checks the options."""
+    if not args.net:
+        return []
+    ours = ["net=on", "net.ip=" + NET_GUEST]
+    if args.lifecycle:
+        ours.append("net.timeout=%d" % args.timeout)
+    return [w for w in ours if not cmdline_sets(cmdline, w.split("=")[0])]

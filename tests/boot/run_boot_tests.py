@@ -32,9 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from cases import CASES  # noqa: E402
 from run_common import STATUS_CMDLINE  # noqa: E402
-import imports  # noqa: E402
-
-RUN_TOOL = imports.tool("run")
+import run_args  # noqa: E402
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
           "check", "verdicts", "stderr", "image"}
@@ -251,7 +249,7 @@ def runs_alone(case):
     test, when the other lane is done): beside another boot on a 2-CPU
     host its vCPUs wait on each other for host threads that are not
     running (smp-xen-pvh-2-lapic: 84 s beside another boot, 10 s alone)."""
-    return RUN_TOOL.host_threads(case["args"]) > 1
+    return run_args.host_threads(case["args"]) > 1
 
 
 def runs_early(case):

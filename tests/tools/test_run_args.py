@@ -194,7 +194,7 @@ def check_verdicts(run_xen, run_domu):
                        "xen: d1v0 triple fault at 0x100190"), repr(got))
 
 
-def check_pvh_doors(run, run_xen, run_domu, args):
+def check_pvh_doors(run_qemu, run_xen, run_domu, args):
     """--pvh's command lines, and the PV ones staying as they were."""
     # No Xen to fetch, no image to strip: the command line alone.
     run_xen.fetch_xen = lambda: "/nonexistent/xen"
@@ -205,7 +205,7 @@ def check_pvh_doors(run, run_xen, run_domu, args):
 
     def qemu(*argv):
         with tempfile.TemporaryDirectory() as d:
-            return run.qemu_command(args(*argv), "/nonexistent/patchbay.elf", d)
+            return run_qemu.qemu_command(args(*argv), "/nonexistent/patchbay.elf", d)
 
     xen = machine + ["-kernel", "xen", "-append",
                      "console=com1 com1=115200 dom0_mem=64M guest_loglvl=all loglvl=all",
@@ -266,13 +266,13 @@ MIGRATE_PV = ("--lifecycle migrate needs --pvh: live migration of a PV guest nee
               "enable logdirty: 95'); use --pvh, or the steps save-restore and move")
 
 
-def check_lifecycle(run_domu, args):
+def check_lifecycle(run_domu, run_lifecycle, args):
     """--lifecycle PLAN: the steps, what they add to the run, and refusals."""
     for plan, want in (("save-restore", ["save-restore"]),
                        ("move*3", ["move"] * 3),
                        ("save-restore,move*2,migrate", ["save-restore", "move", "move", "migrate"]),
                        ("migrate*100", ["migrate"] * 100)):
-        got = run_domu.lifecycle_plan(plan)
+        got = run_lifecycle.lifecycle_plan(plan)
         check("--lifecycle %s: %d steps" % (plan, len(want)), got == want, got)
     for plan, bad in (("", ""), ("move,", ""), ("mvoe", "mvoe"), ("move*0", "move*0"),
                       ("save-restore,move*101", "move*101"), ("move*", "move*"),
@@ -350,26 +350,26 @@ def check_lifecycle_lines(run_domu):
           got == (104, LIFECYCLE_CRASH_REASON), repr(got))
 
 
-def check_disk_drive(run, args):
+def check_disk_drive(run_qemu, args):
     """--disk FILE: every door gives QEMU the same virtio disk, modern only,
     cache=writeback, traced into the run's directory; FILE:ro makes it
     read-only; --disk-ro and --disk-new need --disk, and --disk-new's SIZE
     is whole 4 KiB blocks."""
     with tempfile.TemporaryDirectory() as work:
         for door in ([], ["--iso"], ["--domu"], ["--domu", "--pvh"]):
-            words = run.disk_qemu_args(args(*(door + ["--disk", "/tmp/a,b.img"])), work)
+            words = run_qemu.disk_qemu_args(args(*(door + ["--disk", "/tmp/a,b.img"])), work)
             check("--disk %s: QEMU's virtio disk, cache=writeback, traced" % " ".join(door),
                   words[:4] == ["-drive", "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,"
                                 "cache=writeback", "-device",
                                 "virtio-blk-pci,drive=pbdisk,disable-legacy=on"]
                   and "enable=virtio_blk_req_complete" in words
                   and words[-2:] == ["-D", os.path.join(work, "disk-trace.log")], words)
-        qemu = run.qemu_command(args("--disk", "/tmp/a,b.img:ro"), "/nonexistent/patchbay.elf",
+        qemu = run_qemu.qemu_command(args("--disk", "/tmp/a,b.img:ro"), "/nonexistent/patchbay.elf",
                                 work)
         check("--disk FILE:ro: read-only, in QEMU's command",
               "file=/tmp/a,,b.img,if=none,id=pbdisk,format=raw,cache=writeback,readonly=on"
               in qemu, qemu)
-        qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
+        qemu = run_qemu.qemu_command(args(), "/nonexistent/patchbay.elf", work)
         check("no --disk: no disk, no trace", "-drive" not in qemu and "-D" not in qemu, qemu)
     refused(["--disk-ro"], "--disk-ro and --disk-new apply to --disk FILE only")
     refused(["--disk", "f.img", "--disk-new", "5000"],
@@ -379,7 +379,7 @@ def check_disk_drive(run, args):
             "--disk-detach applies to --domu --disk, without --lifecycle or --linux")
 
 
-def check_net(run, run_net, args):
+def check_net(run_qemu, run_net, args):
     """--net: natively (or under --domu, check_domu_net), once, with the
     client built; the kernel's words unless the command line sets them; QEMU's card with both ports forwarded
     to the guest's address; the client started by the guest's up line, its
@@ -408,7 +408,7 @@ def check_net(run, run_net, args):
     a = args("--net", "--timeout", "90", "--net-count", "7", "--net-size", "1472",
              "--net-window", "64", "--", "net.ip=10.0.2.99 x")
     a.echo_port, a.counters_port = 5555, 5556
-    words = run.net_qemu_args(a)
+    words = run_qemu.net_qemu_args(a)
     check("--net, the user's net.ip: kept, and the ports forwarded to it",
           a.cmdline == "net=on net.timeout=80 net.ip=10.0.2.99 x"
           and words == ["-netdev", "user,id=pbnet,hostfwd=udp:127.0.0.1:5555-10.0.2.99:7,"
@@ -426,15 +426,15 @@ def check_net(run, run_net, args):
     a.echo_port, a.counters_port = 5555, 5556
     peer = run_net.client_command(a)
     check("--net-peer frames: QEMU's card on a datagram socket to tools/netpeer.py's port",
-          run.net_qemu_args(a) == [
+          run_qemu.net_qemu_args(a) == [
               "-netdev", "dgram,id=pbnet,local.type=inet,local.host=127.0.0.1,local.port=5555,"
               "remote.type=inet,remote.host=127.0.0.1,remote.port=5556",
               "-device", "virtio-net-pci,netdev=pbnet,disable-legacy=on"]
           and peer[1].endswith("tools/netpeer.py")
           and peer[2:] == ["frames", "--port", "5556", "--guest-port", "5555", "--guest-ip",
-                           "10.0.2.15", "--count", "3"], (run.net_qemu_args(a), peer))
+                           "10.0.2.15", "--count", "3"], (run_qemu.net_qemu_args(a), peer))
     with tempfile.TemporaryDirectory() as work:
-        qemu = run.qemu_command(args(), "/nonexistent/patchbay.elf", work)
+        qemu = run_qemu.qemu_command(args(), "/nonexistent/patchbay.elf", work)
         check("no --net: no card, no net= words", "-netdev" not in qemu
               and "net=" not in args().cmdline, qemu)
         env = dict(os.environ, BUILD=work)
@@ -709,16 +709,16 @@ def check_linux_net(run_linux, run_domu, args):
              run_domu.udpclient_static) = saved
 
 
-def check_gdb(run, run_gdb, args):
+def check_gdb(run, run_qemu, run_gdb, args):
     """--gdb: QEMU's arguments, the time-out, refusals and gdb's kill."""
     os.chdir(ROOT)  # the printed command names paths below the working directory
     with tempfile.TemporaryDirectory() as d:
-        plain = run.qemu_command(args(), "/nonexistent/patchbay.elf", d)
+        plain = run_qemu.qemu_command(args(), "/nonexistent/patchbay.elf", d)
         a = args("--gdb")
         a.gdb_socket = run_gdb.gdb_listen()
         with a.gdb_socket:
             fd = a.gdb_socket.fileno()
-            got = run.qemu_command(a, "/nonexistent/patchbay.elf", d)
+            got = run_qemu.qemu_command(a, "/nonexistent/patchbay.elf", d)
     want = plain + ["-S", "-chardev", "socket,id=gdb,fd=%d,server=on,wait=off" % fd,
                     "-gdb", "chardev:gdb"]
     check("--gdb: QEMU stopped (-S), its gdbstub on tools/run's socket", got == want, got)
@@ -747,20 +747,20 @@ def check_gdb(run, run_gdb, args):
           and got[0] == 101 and "gdb" not in got[1], got)
 
 
-def check_kvm(run, args):
+def check_kvm(run_args, run_qemu, args):
     """--kvm: L1's CPUs and memory on QEMU's line, the guest's on the L2
     QEMU's (its KVM and L1's CPU), and what the door does not do refused."""
     import run_kvm
 
     a = args("--kvm", "--smp", "2", "--host-cpus", "1", "--mem", "64", "--", "wl=on")
-    machine, l2 = run.machine_args(a), run_kvm.l2_qemu_args(a)
+    machine, l2 = run_qemu.machine_args(a), run_kvm.l2_qemu_args(a)
     check("--kvm --smp 2 --host-cpus 1 --mem 64: L1 one CPU and 64 + L1_MEM MiB",
           "-smp" not in machine and machine[machine.index("-m") + 1] == str(64 + run_kvm.L1_MEM),
           machine)
     check("--kvm: the L2 QEMU runs KVM with L1's CPU, 2 CPUs, 64 MiB, the command line",
           l2[:6] == ["-accel", "kvm", "-cpu", "host", "-m", "64"]
           and l2[l2.index("-smp") + 1] == "2" and l2[-2:] == ["-append", "wl=on"], l2)
-    check("--kvm: 240 s unless told", args("--kvm").timeout == run.KVM_TIMEOUT == 240)
+    check("--kvm: 240 s unless told", args("--kvm").timeout == run_args.KVM_TIMEOUT == 240)
     for extra in (["--linux"], ["--gdb"], ["--disk", "f.img"]):
         refused(["--kvm"] + extra, "--kvm boots patchbay as KVM's guest: not with --linux, "
                 "--lifecycle, --gdb or --disk")
@@ -772,6 +772,9 @@ def check_kvm(run, args):
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     run = load_tool("run")
+    import run_args
+    import run_lifecycle
+    import run_qemu
     import run_domu
     import run_gdb
     import run_linux
@@ -779,26 +782,26 @@ def main():
     import run_xen
 
     def args(*argv):
-        return run.parse_args(list(argv))
+        return run_args.parse_args(list(argv))
 
     # --smp 1 (and --host-cpus 1) is the run of before: the same arguments.
     with tempfile.TemporaryDirectory() as d:
         image = os.path.join(d, "patchbay.elf")
         for door in ([], ["--icount"]):
-            base = run.qemu_command(args(*door), image, d)
+            base = run_qemu.qemu_command(args(*door), image, d)
             for extra in (["--smp", "1"],):
-                got = run.qemu_command(args(*(door + extra)), image, d)
+                got = run_qemu.qemu_command(args(*(door + extra)), image, d)
                 check("PVH %s QEMU command = without it" % " ".join(door + extra),
                       got == base, "%s != %s" % (got, base))
     for door in (["--iso"], ["--xen"], ["--domu"]):
-        base = run.machine_args(args(*door))
+        base = run_qemu.machine_args(args(*door))
         same = [["--smp", "1"]] + ([["--smp", "1", "--host-cpus", "1"]]
                                    if door != ["--iso"] else [])
         for extra in same:
-            got = run.machine_args(args(*(door + extra)))
+            got = run_qemu.machine_args(args(*(door + extra)))
             check("%s machine = without it" % " ".join(door + extra), got == base,
                   "%s != %s" % (got, base))
-    base = run.machine_args(args())
+    base = run_qemu.machine_args(args())
     check("one CPU: -accel tcg, no -smp",
           base[:2] == ["-accel", "tcg"] and "-smp" not in base, base)
     check("--xen --smp 1: Xen's line as before",
@@ -817,7 +820,7 @@ def main():
 
     # Several CPUs: where each door puts N and M.
     def machine(*argv):
-        a = run.machine_args(args(*argv))
+        a = run_qemu.machine_args(args(*argv))
         smp = a[a.index("-smp") + 1] if "-smp" in a else None
         return a[a.index("-accel") + 1], smp
 
@@ -875,7 +878,7 @@ def main():
         refused(door + ["--host-cpus", "2"],
                 "--host-cpus applies to --xen, --domu and --kvm only "
                 "(natively, --smp N is QEMU's CPU count)")
-    check_kvm(run, args)
+    check_kvm(run_args, run_qemu, args)
 
     # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
     # domU, on one CPU.
@@ -909,17 +912,17 @@ def main():
         refused(door + ["--pvh"],
                 "--pvh applies to --xen and --domu only: it makes the kernel a PVH guest of Xen")
 
-    check_pvh_doors(run, run_xen, run_domu, args)
+    check_pvh_doors(run_qemu, run_xen, run_domu, args)
     check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
     check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_overlay
     check_verdicts(run_xen, run_domu)
-    check_lifecycle(run_domu, args)
+    check_lifecycle(run_domu, run_lifecycle, args)
     check_lifecycle_lines(run_domu)
-    check_gdb(run, run_gdb, args)
+    check_gdb(run, run_qemu, run_gdb, args)
     check_disk(run, run_domu, args)
     check_domu_net(run_domu, args)
-    check_disk_drive(run, args)
-    check_net(run, run_net, args)
+    check_disk_drive(run_qemu, args)
+    check_net(run_qemu, run_net, args)
 
     sys.exit(summary())
 

@@ -24,7 +24,7 @@ TOOLS = os.path.join(ROOT, "tools")
 LIMIT = 420
 # Files still over LIMIT, to be split and taken off one by one; a file
 # that is no longer over must leave the list, so it only ever shrinks.
-OVER_LIMIT = {"run", "run_domu.py", "domu/init"}
+OVER_LIMIT = set()
 # What loads a script of tools/ by name (tools/imports.py, tests/report.py).
 LOADERS = {"tool", "load_tool"}
 
