@@ -20,14 +20,17 @@ from gen_docs_image import ROOT  # noqa: E402
 
 # ---- docs/lifecycle.md: a recorded run of tools/bench --lifecycle ----
 
-# --check compares the page with the recorded run (bench_lifecycle.RECORD),
-# never with a new one.
-def lifecycle_record():
-    data = bench_runs.load(bench_lifecycle.RECORD)
+def recorded(path, how):
+    """A committed record's data, or an exit naming how to make one: --check
+    compares a page with its recorded run, never with a new one."""
+    data = bench_runs.load(path)
     if not data:
-        raise SystemExit("gen-docs: no docs/lifecycle-run.json: record one with "
-                         "tools/bench --lifecycle --record")
+        raise SystemExit(f"gen-docs: no {os.path.relpath(path, ROOT)}: record one with {how}")
     return data
+
+
+def lifecycle_record():
+    return recorded(bench_lifecycle.RECORD, "tools/bench --lifecycle --record")
 
 
 def gen_lifecycle_table():
@@ -46,14 +49,9 @@ def gen_lifecycle_lines(plan_id, kind):
 
 # ---- docs/benchmarks.md and docs/one-site.md: a recorded run of tools/bench --host ----
 
-# TSC figures change from run to run: --check compares the pages with the
-# recorded run (bench_host.RECORD), never with a new one.
+# TSC figures change from run to run, hence a record.
 def host_record():
-    data = bench_runs.load(bench_host.RECORD)
-    if not data:
-        raise SystemExit("gen-docs: no docs/host-run.json: record one with "
-                         "tools/bench --host --record")
-    return data
+    return recorded(bench_host.RECORD, "tools/bench --host --record")
 
 
 def gen_host_run():
@@ -102,10 +100,7 @@ def record_ping():
 
 def gen_ping_walk():
     """The recorded run's trace lines (PING_RECORD)."""
-    data = bench_runs.load(PING_RECORD)
-    if not data:
-        raise SystemExit("gen-docs: no docs/ping-run.json: record one with "
-                         "tools/gen-docs --record-ping")
+    data = recorded(PING_RECORD, "tools/gen-docs --record-ping")
     return "```\n" + "\n".join(data["lines"]) + "\n```\n"
 
 
@@ -114,10 +109,7 @@ def gen_ping_walk():
 def gen_pvh_choices():
     """The recorded PVH run: each op the pv way and the emulated hardware's,
     on one vCPU and two, beside native and PV."""
-    data = bench_runs.load(bench_pvh.RECORD)
-    if not data:
-        raise SystemExit("gen-docs: no docs/pvh-run.json: record one with "
-                         "tools/bench --pvh --record")
+    data = recorded(bench_pvh.RECORD, "tools/bench --pvh --record")
     out = []
     for line in bench_pvh.table(data):
         out += [line] if not line or line.startswith("|") else textwrap.wrap(
