@@ -61,34 +61,14 @@ static unsigned long long disk_sectors(void)
     return n;
 }
 
-static int load_module(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int ok = fd >= 0 && syscall(SYS_finit_module, fd, "", 0) == 0;
-
-    if (fd >= 0)
-        close(fd);
-    return ok;
-}
-
 /* The virtio stack, in disk.order's order. */
 static const char *load_virtio(void)
 {
-    char name[64], path[80];
-    FILE *f = fopen(VIRTIO_ORDER, "r");
+    int r = modules_load_order(VIRTIO_ORDER);
 
-    if (!f)
-        return failed_at("cannot read " VIRTIO_ORDER);
-    while (fgets(name, sizeof(name), f)) {
-        name[strcspn(name, "\n")] = 0;
-        snprintf(path, sizeof(path), "/%s.ko", name);
-        if (!load_module(path) && errno != EEXIST) {
-            fclose(f);
-            return failed_at("cannot load a virtio module");
-        }
-    }
-    fclose(f);
-    return 0;
+    return r < 0 ? failed_at("cannot read " VIRTIO_ORDER)
+           : r   ? failed_at("cannot load a virtio module")
+                 : 0;
 }
 
 static const char *probe(unsigned long long *sectors)
@@ -98,7 +78,7 @@ static const char *probe(unsigned long long *sectors)
     void *buf;
     ssize_t got;
     const char *why = strcmp(disk_name, "vda") == 0 ? load_virtio()
-                      : load_module(BLKFRONT_KO)    ? 0
+                      : module_load(BLKFRONT_KO)    ? 0
                                                     : failed_at("cannot load xen-blkfront.ko");
 
     if (why)

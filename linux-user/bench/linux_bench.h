@@ -29,6 +29,14 @@ void xen_trace_mprotect(bool under_xen);
  * for the trace: the area is made once per size. */
 int mm_mprotect_once(unsigned pages);
 
+/* Loads a module file; one already loaded counts as loaded (1), else 0
+ * with errno set. */
+int module_load(const char *path);
+
+/* Loads the modules an order file names, in order: 0 when all loaded, -1
+ * when it cannot be read, 1 when a module failed (errno set). */
+int modules_load_order(const char *order);
+
 /* With a disk driver in the initramfs (the virtio modules natively,
  * xen-blkfront.ko in a domU, tools/run --linux [--domu] --disk): loads it
  * and reads the disk's first 4 KiB, saying so in a line; returns 1 when it

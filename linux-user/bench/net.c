@@ -91,39 +91,19 @@ static void sleep_ms(long ms)
     nanosleep(&t, 0);
 }
 
-static int load_module(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int ok = fd >= 0 && (syscall(SYS_finit_module, fd, "", 0) == 0 || errno == EEXIST);
-
-    if (fd >= 0)
-        close(fd);
-    return ok;
-}
-
 /* The card's driver: net.order's modules in order, or xen-netfront. */
 static const char *load_driver(void)
 {
-    char name[64], path[80];
-    FILE *f = fopen(NET_ORDER, "r");
+    int r = modules_load_order(NET_ORDER);
 
-    if (!f) {
+    if (r < 0) {
         if (access(NETFRONT_KO, R_OK) != 0)
             return "bench.net but no network driver in the initramfs (tools/run --linux --net)";
         driver = "xen-netfront";
-        return load_module(NETFRONT_KO) ? 0 : "cannot load xen-netfront.ko";
+        return module_load(NETFRONT_KO) ? 0 : "cannot load xen-netfront.ko";
     }
     driver = "virtio-net";
-    while (fgets(name, sizeof(name), f)) {
-        name[strcspn(name, "\n")] = 0;
-        snprintf(path, sizeof(path), "/%s.ko", name);
-        if (!load_module(path)) {
-            fclose(f);
-            return "cannot load a module of net.order";
-        }
-    }
-    fclose(f);
-    return 0;
+    return r ? "cannot load a module of net.order" : 0;
 }
 
 /* A device's name as its interrupts carry it: netfront names them after

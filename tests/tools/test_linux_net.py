@@ -17,7 +17,8 @@ def main():
         build = subprocess.run(
             [os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
              "-Wno-unused-function", "-I", ROOT,
-             os.path.join(ROOT, "tests", "tools", "test_linux_net.c"), "-o", exe],
+             os.path.join(ROOT, "tests", "tools", "test_linux_net.c"),
+             os.path.join(ROOT, "linux-user", "bench", "modules.c"), "-o", exe],
             stdin=subprocess.DEVNULL, capture_output=True, text=True)
         if build.returncode != 0:
             print("FAIL test_linux_net.c builds: %s" % build.stderr.strip().splitlines()[-1])
