@@ -44,7 +44,7 @@ KERNEL_ASM := $(sort $(wildcard boot/*.asm arch/x86/*.asm xen/*.asm xen/pv/*.asm
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/kernel/%.o,$(KERNEL_C)) \
               $(patsubst %.asm,$(BUILD)/kernel/%.asm.o,$(KERNEL_ASM))
 
-.PHONY: all image iso run run-xen run-domu run-pvh run-kvm run-gdb tour check test test-ready test-group help quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
+.PHONY: all image iso run run-xen run-domu run-pvh run-kvm run-gdb tour check test test-ready ready-nopv ready-debug ready-xen ready-domu test-group help quick unit-test bench-lifecycle boot-test pv-test xen-test tools-test \
 	bench bench-test explore explore-test setup clean format
 # The image and the GRUB ISO (make with no target).
 all: image iso
@@ -198,16 +198,25 @@ quick: $(IMAGE) $(ISO)
 # table of the groups and one line `N passed, N failed`. Each QEMU waits
 # for a free CPU (tools/cpu_slots.py), whichever lane starts it.
 test: $(SETUP)
-	$(MAKE) test-ready
+	$(MAKE) $(READY_JOBS) test-ready
 	BUILD=$(BUILD) python3 tests/run_suite.py test
 
-# What the suite's groups share, built and fetched before they start.
-test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH) $(UDPCLIENT)
+# What the suite's groups share, built and fetched before they start, side
+# by side: as many jobs as CPUs unless make was given -j (CI runs a plain
+# `make test`, which would otherwise build and download one thing at a time).
+READY_JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+test-ready: $(IMAGE) $(ISO) $(PVEMIT) $(LINUX_BENCH) $(UDPCLIENT) ready-nopv ready-debug \
+		ready-xen ready-domu $(KVM_INITRD)
+ready-nopv:
 	$(MAKE) PARAVIRT=n image
+ready-debug:
 	$(MAKE) DEBUG=1 image
+ready-xen:
 	tools/fetch-xen
+# tools/fetch-kvm runs it too (Debian's Linux is L1's as well as dom0's); its lock
+# makes one of the two fetch and the other wait.
+ready-domu:
 	tools/fetch-domu
-	$(MAKE) $(KVM_INITRD)
 
 # This list: every documented target, and the suites' groups.
 help:
@@ -215,7 +224,7 @@ help:
 
 # One group of the suite, by name: make test-group G=boot (tests/manifest.py).
 test-group: $(SETUP)
-	$(MAKE) test-ready
+	$(MAKE) $(READY_JOBS) test-ready
 	BUILD=$(BUILD) python3 tests/run_suite.py test --group $(G)
 
 # User programs for Linux (linux-user/): hosted C, not the kernel's.

@@ -24,6 +24,7 @@ TOOLS = [
     "tests/tools/test_build.sh",
     "python3 tests/tools/test_layout.py",
     "python3 tests/tools/test_tool_files.py",
+    "python3 tests/tools/test_cpu_slots.py",
     "python3 tests/tools/test_doclinks.py",
     "python3 tests/tools/test_prose_check.py",
     "python3 tests/tools/test_run_args.py",
@@ -78,6 +79,7 @@ QUICK = {
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
         "python3 tests/tools/test_layout.py",
         "python3 tests/tools/test_tool_files.py",
+        "python3 tests/tools/test_cpu_slots.py",
         "python3 tests/tools/test_doclinks.py",
         "python3 tests/tools/test_result_lines.py",
         "python3 tests/tools/test_bench_linux.py",

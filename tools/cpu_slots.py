@@ -44,42 +44,51 @@ def _open(path):
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
+# How often a boot waiting at the gate looks for a freed slot: often
+# enough that a slot is never idle long, rarely enough to cost nothing.
+POLL_S = 0.05
+
+
+def _take_free(where, total, held):
+    """A lock on one free slot not among held (slot numbers), as (number,
+    fd), or None when every other slot is taken."""
+    for i in range(total):
+        if i in held:
+            continue
+        fd = _open(os.path.join(where, "cpu%d" % i))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return i, fd
+        except BlockingIOError:
+            os.close(fd)
+    return None
+
+
 @contextlib.contextmanager
 def hold(threads, waiting=None):
     """Holds min(threads, slots) slots for the with-block; returns at once
     for 0 threads or with no budget. waiting(seconds) is called once the slots are taken if
-    that took a second or more, for a log line."""
+    that took a second or more, for a log line.
+    A waiter takes whichever slot frees first: waiting on one slot in
+    particular left another idle whenever that one freed first."""
     total = slot_count()
     want = min(threads, total)
     if want == 0:
         yield
         return
     where = slot_dir()
-    fds = []
+    held = {}  # slot number: its locked fd
     start = time.monotonic()
     gate = _open(os.path.join(where, "gate"))
     try:
         fcntl.flock(gate, fcntl.LOCK_EX)
         try:
-            for i in range(total):
-                if len(fds) == want:
-                    break
-                fd = _open(os.path.join(where, "cpu%d" % i))
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    fds.append(fd)
-                except BlockingIOError:
-                    os.close(fd)
-            # Not enough free: wait on the slots in order, still at the gate.
-            i = 0
-            while len(fds) < want:
-                fd = _open(os.path.join(where, "cpu%d" % i))
-                if any(os.fstat(fd).st_ino == os.fstat(h).st_ino for h in fds):
-                    os.close(fd)
+            while len(held) < want:
+                taken = _take_free(where, total, held)
+                if taken is None:
+                    time.sleep(POLL_S)
                 else:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                    fds.append(fd)
-                i += 1
+                    held[taken[0]] = taken[1]
         finally:
             fcntl.flock(gate, fcntl.LOCK_UN)
             os.close(gate)
@@ -88,5 +97,5 @@ def hold(threads, waiting=None):
             waiting(waited)
         yield
     finally:
-        for fd in fds:
+        for fd in held.values():
             os.close(fd)
