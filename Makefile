@@ -76,7 +76,7 @@ $(BUILD)/kernel/%.asm.o: %.asm | $(SETUP)
 
 # Two links: the first with an empty symbol table, the second with the
 # table of the first's functions (tools/ksyms), which names backtraces.
-$(BUILD)/ksyms_empty.c $(BUILD)/ksyms.c: tools/ksyms
+$(BUILD)/ksyms_empty.c $(BUILD)/ksyms.c: tools/ksyms tools/pbtools/elf/ksyms.py
 # tools/ksyms reads ELF with pyelftools, which tools/setup installs.
 $(BUILD)/ksyms_empty.c: | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -162,7 +162,7 @@ xen-test: $(IMAGE)
 	tests/xen/test_pvh_crash.sh $(IMAGE)
 
 # Every benchmark the image registers, in every configuration
-# (tools/bench_configs.py), both builds: build/bench/results.json and
+# (tools/pbtools/bench/configs.py), both builds: build/bench/results.json and
 # report.md. ICOUNT=1 counts
 # instructions instead of TSC time, identically run to run.
 bench: $(IMAGE)
@@ -196,7 +196,7 @@ quick: $(IMAGE) $(ISO)
 # fetched once (so no two groups build or fetch the same file at once), then the suite's two
 # lanes side by side, every group even after one fails; it ends with a
 # table of the groups and one line `N passed, N failed`. Each QEMU waits
-# for a free CPU (tools/cpu_slots.py), whichever lane starts it.
+# for a free CPU (tools/pbtools/run/cpu_slots.py), whichever lane starts it.
 test: $(SETUP)
 	$(MAKE) $(READY_JOBS) test-ready
 	BUILD=$(BUILD) python3 tests/run_suite.py test

@@ -15,7 +15,7 @@
  * subtract_loop is set (bench/loop.h). A benchmark's check may print
  * figures of its own before that line, as key=value fields too:
  *   bench: detail=NAME KEY=VALUE ...
- * tools/result_lines.py is the one reader of both. */
+ * tools/pbtools/result_lines.py is the one reader of both. */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 

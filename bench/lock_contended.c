@@ -201,7 +201,7 @@ static uint64_t measure_contended(uint64_t n)
 /* Every increment under the lock survived; then each repetition's
  * figures, as the repetitions differ by where Xen's time slices fell, and
  * their mean, the warm-up left out as the runner leaves it out (waiting:
- * per timed wait): detail lines, which tools/bench_contended.py files
+ * per timed wait): detail lines, which tools/pbtools/bench/contended.py files
  * with the result. */
 static const char *check_contended(void)
 {

@@ -26,7 +26,7 @@ struct bench_summary bench_repeat(uint64_t (*measure)(uint64_t n), uint64_t n, u
                                   size_t reps, uint64_t overhead);
 
 /* The result line, printed alike by the kernel's runner and the program
- * for Linux, and read by tools/result_lines.py: BENCH_RESULT_FORMAT with
+ * for Linux, and read by tools/pbtools/result_lines.py: BENCH_RESULT_FORMAT with
  * BENCH_RESULT_ARGS, and a failure's line with BENCH_FAILED_FORMAT. */
 #define BENCH_RESULT_FORMAT                                                                        \
     "bench: name=%s config=%s iters=%lu reps=%lu min=%lu.%02lu median=%lu.%02lu unit=%s\n"

@@ -7,7 +7,7 @@
 #define EXIT_FAILURE 1
 /* The command line asks for what this kernel cannot do: an unknown option
  * or value, options at odds with each other or with the platform. Its
- * verdict starts "cmdline: ". tools/run_common.py reads the number here. */
+ * verdict starts "cmdline: ". tools/pbtools/run/common.py reads the number here. */
 #define EXIT_CMDLINE 3
 
 __attribute__((noreturn)) void kernel_exit(int status, const char *reason);

@@ -147,7 +147,7 @@ static void snapshot(const struct net_device *d, struct net_snapshot *s)
     s->at_ns = time_now_ns();
 }
 
-/* The one line tools/result_lines.py's net_row() reads, and its sums
+/* The one line tools/pbtools/result_lines.py's net_row() reads, and its sums
  * shown. busy_ns is the CPUs' time not halted: wall time on each online
  * CPU less its idle. */
 static void print_net_stats(const struct net_device *d, const struct net_snapshot *up)

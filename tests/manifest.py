@@ -7,7 +7,7 @@ another, each from the top of the tree with $BUILD set; a command passes
 when it exits 0. A command that prints its own `N passed, N failed` line
 (the boot tests do) counts as its N tests, any other as one. The two
 lanes run side by side, each group after the one before it in its lane;
-every QEMU waits for a free CPU (tools/cpu_slots.py), so the lanes never
+every QEMU waits for a free CPU (tools/pbtools/run/cpu_slots.py), so the lanes never
 put more boots on the machine than it has CPUs."""
 
 import os

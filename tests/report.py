@@ -1,8 +1,9 @@
 """tests/report.py: what the Python tests share. Each check prints one
 line, "PASS NAME" or "FAIL NAME" (with its detail, or its problems
 indented below it); summary() prints the closing "N passed, N failed"
-and gives the exit status; load_tool() imports a tools/ script that has
-no .py name, so a test calls its functions rather than parsing its output.
+and gives the exit status. Importing it puts tools/ on the path, so a
+test imports the tools' package (pbtools) and calls its functions rather
+than parsing a command's output.
 
     sys.dont_write_bytecode = True  # before this import: no __pycache__ in tests/
     sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -16,7 +17,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "tools"))
-import imports  # noqa: E402
 SHOWN = 10  # problems printed under a FAIL line; the rest are counted
 results = []  # one bool per check, in order
 
@@ -48,7 +48,3 @@ def summary():
     print("%d passed, %d failed" % (len(results) - failed, failed))
     return 1 if failed else 0
 
-
-def load_tool(name):
-    """tools/NAME as a module (tools/imports.py); its main() does not run."""
-    return imports.tool(name)

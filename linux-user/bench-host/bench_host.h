@@ -40,7 +40,7 @@ struct form {
     const char *name;
     const char *what; /* one line; a benchmark's own description when NULL */
     /* The kernel benchmark and configuration timing the same form under
-     * icount (tools/bench_configs.py's ids); NULL when none does. */
+     * icount (tools/pbtools/bench/configs.py's ids); NULL when none does. */
     const char *kernel_bench, *kernel_config;
     unsigned n_sites; /* 0 for a registered benchmark */
     struct site_spec sites[FORM_MAX_SITES];

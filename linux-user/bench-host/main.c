@@ -14,7 +14,7 @@
  * only that, then runs each form's timing path a few ops long: what make
  * test runs, never a timing. --corrupt alters one byte of FORM's first
  * site, to show the byte check failing. Output: `host:` result lines
- * (tools/bench_host.py reads them), then a table. */
+ * (tools/pbtools/bench/host.py reads them), then a table. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>

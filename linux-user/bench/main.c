@@ -31,7 +31,7 @@
 #include "bench/loop.h"
 #include "bench/stats.h"
 
-#define DEBUG_EXIT_PORT 0xf4 /* tools/run_common.py's: QEMU ends with (value << 1) | 1 */
+#define DEBUG_EXIT_PORT 0xf4 /* tools/pbtools/run/common.py's: QEMU ends with (value << 1) | 1 */
 #define REPS_MAX 64
 #define LOOP_ITERS 100000
 

@@ -8,7 +8,7 @@
  * --domu --net). The interface gets net.ip= (a /24, as both doors'
  * networks are) through ioctls; at the client's end the program prints
  * the client's counts and one net-stats: line, counted from the interface
- * coming up, the contract tools/result_lines.py reads. */
+ * coming up, the contract tools/pbtools/result_lines.py reads. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -413,7 +413,7 @@ static int serve(void)
     return 1;
 }
 
-/* The contract's line (tools/result_lines.py): what the guest did from
+/* The contract's line (tools/pbtools/result_lines.py): what the guest did from
  * the interface's coming up to the client's end. Linux cannot tell how
  * often it notified the device; in a domU, nor its grant operations. */
 static void print_stats(const struct net_sample *end)

@@ -14,7 +14,7 @@
 #  3. The same small benchmark twice under --icount must count exactly the
 #     same instructions (what `make bench ICOUNT=1` promises).
 #  4. The same with two CPUs (configuration native-patched+smp2, with the
-#     benchmarks tools/bench_configs.py gives it): two --icount boots must
+#     benchmarks tools/pbtools/bench/configs.py gives it): two --icount boots must
 #     give the same median for every benchmark whose op runs on one CPU.
 #  5. The disk benchmarks: run with their detail lines where the
 #     configuration gives a disk, nowhere else; the report's section.
@@ -47,7 +47,7 @@ mkdir -p "$out"
 configs=$(PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-import bench_configs
+from pbtools.bench import configs as bench_configs
 print(",".join(c["id"] for c in bench_configs.CONFIGS
                if c["door"] != "domu-pvh" and not (c["net"] and c["door"] != "native")))
 ' "$root/tools")
@@ -117,7 +117,7 @@ registered() {
     PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-import bench_catalog
+from pbtools.bench import catalog as bench_catalog
 for b in bench_catalog.catalog(sys.argv[2])["benches"]:
     if sys.argv[3:] != ["one-cpu"] or not b["every_cpu"]:
         print(b["name"])
@@ -125,12 +125,12 @@ for b in bench_catalog.catalog(sys.argv[2])["benches"]:
 }
 
 # The benchmarks a boot's console printed a result line for (ran or
-# skipped), read by tools/result_lines.py.
+# skipped), read by tools/pbtools/result_lines.py.
 printed() {
     PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-import result_lines
+from pbtools import result_lines
 for r in result_lines.results(open(sys.argv[2], errors="replace").read()):
     if r["name"] != "loop_overhead":
         print(r["name"])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench-host's checks, never its timings (tools/bench_host.py runs it):
+"""bench-host's checks, never its timings (tools/pbtools/bench/host.py runs it):
 
 1. `tools/bench --host --quick`: the program's own checks (every site's
    result its backend's function's, every site's bytes the emitter's),
@@ -22,8 +22,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from report import check, check_problems, summary  # noqa: E402
-import bench_host  # noqa: E402
-import bench_host_report  # noqa: E402
+from pbtools.bench import host as bench_host  # noqa: E402
+from pbtools.bench import host_report as bench_host_report  # noqa: E402
 
 
 def flipped(hexbytes, at):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/bench_net.py, the report's network rows, on made-up results:
+"""tools/pbtools/bench/net.py, the report's network rows, on made-up results:
 each door's rows for patchbay, patchbay with notification avoidance off
 and Linux, "not measured" where a run is missing; the goals met or not
 met with the figures (instructions only when both sides ran under
@@ -16,10 +16,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench_boots  # noqa: E402
-import bench_configs  # noqa: E402
-import bench_net  # noqa: E402
-import imports  # noqa: E402
+from pbtools.bench import boots as bench_boots  # noqa: E402
+from pbtools.bench import configs as bench_configs  # noqa: E402
+from pbtools.bench import net as bench_net  # noqa: E402
 from report import check, summary  # noqa: E402
 
 NATIVE = "native-patched+net"
@@ -102,7 +101,7 @@ def test_section():
 
 
 def test_plan():
-    bench = imports.tool("bench")
+    from pbtools.bench import main as bench
     args = bench.parse_args(["--quick", "--configs", NATIVE + "," + PV])
     args.boots, args.runs = 1, 1
     planned = bench_boots.boot_plan(bench.plan(args, {}), args)

@@ -11,8 +11,6 @@ boot:
    unit a column), "—" only where the platform has no such op.
 Ends with "N passed, N failed"."""
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import sys
@@ -22,20 +20,12 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from report import check, summary  # noqa: E402
-import bench_pvh  # noqa: E402
-import bench_runs  # noqa: E402
+from pbtools.bench import pvh as bench_pvh  # noqa: E402
+from pbtools.bench import runs as bench_runs  # noqa: E402
+from pbtools.docs import gen_docs  # noqa: E402
 
 # Natively there is no hypercall to time.
 NOT_NATIVE = {"xen_hypercall"}
-
-
-def gen_docs():
-    loader = importlib.machinery.SourceFileLoader("gen_docs", os.path.join(ROOT, "tools",
-                                                                           "gen-docs"))
-    spec = importlib.util.spec_from_loader("gen_docs", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def main():
@@ -55,7 +45,7 @@ def main():
     m = re.search(r"<!-- generated: pvh-choices -->\n(.*?)<!-- end generated -->", page, re.S)
     check("docs/pvh.md has a pvh-choices block", m is not None)
     check("the block is what gen-docs renders from the record",
-          m is not None and gen_docs().GENERATORS["pvh-choices"]() == m.group(1))
+          m is not None and gen_docs.GENERATORS["pvh-choices"]() == m.group(1))
 
     rows = [r for r in bench_pvh.table(rec) if r.startswith("| ") and "`" in r]
     check("one row a benchmark", len(rows) == len(bench_pvh.OPS))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """lock_contended's own lines and what the tools make of them, without
-booting: tools/bench_contended.py reads a boot's detail lines (the figures
+booting: tools/pbtools/bench/contended.py reads a boot's detail lines (the figures
 of a Xen PV overcommit run) and refuses a console whose lines do not match
 the result's repetition count or lack a field or are not key=value (mutants
 of the line, the way an unrelated change to the kernel's kprintf would
@@ -17,8 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench_boots  # noqa: E402
-import bench_contended  # noqa: E402
+from pbtools.bench import boots as bench_boots  # noqa: E402
+from pbtools.bench import contended as bench_contended  # noqa: E402
 from report import check, summary  # noqa: E402
 
 CONSOLE = """\

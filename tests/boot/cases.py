@@ -35,9 +35,9 @@ import sys
 from write_barrier_model import summary_regex
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-import bench_contended  # noqa: E402
-import run_domu  # noqa: E402
-import result_lines  # noqa: E402
+from pbtools.bench import contended as bench_contended  # noqa: E402
+from pbtools.run import domu as run_domu  # noqa: E402
+from pbtools import result_lines  # noqa: E402
 
 PASS = r"^patchbay: PASS$"
 FAIL = r"^patchbay: FAIL "
@@ -956,8 +956,8 @@ CASES += [
                expect=[r"^smp: 1 CPU running$"]),
 ]
 
-# lock_contended's lines, read as tools/bench reads them (tools/result_lines.py,
-# tools/bench_contended.py): a detail line per repetition and one of their
+# lock_contended's lines, read as tools/bench reads them (tools/pbtools/result_lines.py,
+# tools/pbtools/bench/contended.py): a detail line per repetition and one of their
 # mean, then its result line, from two threads on two CPUs.
 def contended_lines(text):
     try:
@@ -1455,7 +1455,7 @@ for _door, _args, _timeout, _method, _dump in DOORS:
 
 # The disk workload on virtio-blk (kernel/disk_workload.c, drivers/): each
 # case makes its own file (tools/run --disk-new) under build/test-disks/.
-# The host's check (tools/run_disk.py) is the last line of a run whose
+# The host's check (tools/pbtools/run/disk.py) is the last line of a run whose
 # guest named flushed blocks.
 DISK_CHECK_OK = (r"^disk-check: 256 blocks verified on the host, 0 wrong; 1 flush by the device "
                  r"for 1 claimed$")

@@ -31,8 +31,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from cases import CASES  # noqa: E402
-from run_common import STATUS_CMDLINE  # noqa: E402
-import run_args  # noqa: E402
+from pbtools.run.common import STATUS_CMDLINE  # noqa: E402
+from pbtools.run import args as run_args  # noqa: E402
 
 FIELDS = {"name", "args", "cmdline", "expect", "reject", "last_line", "status", "timeout",
           "check", "verdicts", "stderr", "image"}
@@ -191,7 +191,7 @@ def check(case, status, text, stderr, raw):
 SLOT_WAIT_MAX_S = 1800
 
 
-# tools/run's line when QEMU had to wait for a free CPU (tools/cpu_slots.py).
+# tools/run's line when QEMU had to wait for a free CPU (tools/pbtools/run/cpu_slots.py).
 SLOT_WAIT = re.compile(r"^run: waited (\d+) s for \d+ free CPUs?$", re.MULTILINE)
 
 
@@ -208,7 +208,7 @@ def run_case(case, image, logdir):
         cmd += ["--", case["cmdline"]]
     start = time.monotonic()
     # tools/run kills QEMU at the case's time-out, counted from when QEMU
-    # has its CPUs (tools/cpu_slots.py); this backstop only catches
+    # has its CPUs (tools/pbtools/run/cpu_slots.py); this backstop only catches
     # tools/run itself stuck, so its margin covers building an ISO,
     # fetching Xen and waiting for CPUs behind the other lanes' boots.
     status, stderr, cpu = run_tool(cmd, case["timeout"] + SLOT_WAIT_MAX_S)

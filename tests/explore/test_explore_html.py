@@ -40,8 +40,8 @@ TOOLS = os.path.join(ROOT, "tools")
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, TOOLS)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench_catalog  # noqa: E402
-from report import check_problems, load_tool, summary  # noqa: E402
+from pbtools.bench import catalog as bench_catalog  # noqa: E402
+from report import check_problems, summary  # noqa: E402
 
 # The bytes columns (class b-KEY): as linked, then one per platform.
 BACKENDS = ["linked", "native", "xen-pv", "xen-pvh"]
@@ -111,7 +111,7 @@ def page(path):
 
 def image_sites(image):
     """The ids the image's sites must have rows under, in descriptor order."""
-    pvsites = load_tool("pvsites")
+    from pbtools.elf import pvsites
     return ["site-%x" % s["addr"] for s in pvsites.read_sites(pvsites.open_image(image))]
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/explore/test_markdown_html.py: tools/markdown_html.py, the
+"""tests/explore/test_markdown_html.py: tools/pbtools/docs/markdown_html.py, the
 library and the extensions the pages need, without the image.
 
     python3 tests/explore/test_markdown_html.py
@@ -27,10 +27,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import markdown_html  # noqa: E402
-from report import check_problems, load_tool, summary  # noqa: E402
+from pbtools.docs import markdown_html  # noqa: E402
+from pbtools.explore import main as explore  # noqa: E402
+from report import check_problems, summary  # noqa: E402
 
-explore = load_tool("explore")
 
 # (what, markdown, fragments the HTML must hold, fragments it must not)
 CASES = [

@@ -14,8 +14,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in tests/
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import load_tool  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 PV_IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
 NOPV_IMAGE = os.path.join(ROOT, "build", "nopv", "patchbay.elf")
@@ -71,7 +70,7 @@ def patched_sites():
 
 
 def main():
-    pvsites = load_tool("pvsites")  # it reads the descriptors and names the ops
+    from pbtools.elf import pvsites  # it reads the descriptors and names the ops
     expected = native_instructions(pvsites)
     sites = patched_sites()
     passed = failed = 0

@@ -9,7 +9,7 @@ explorer take it from pvemit's table (PLATFORMS in tools/pvemit.c), which
 only repeats it. This test holds the two together: it boots the image once
 per platform with pv.trace=1, which prints every site's bytes before and
 after patching, natively and as Xen's dom0 (each platform by its door,
-tools/bench_configs.py's DOORS), xen-pvh with pv.restore_fl=condsti so that
+tools/pbtools/bench/configs.py's DOORS), xen-pvh with pv.restore_fl=condsti so that
 both restore_fl templates are seen booted, and checks against
 `tools/pvsites --json --disasm`:
 
@@ -40,8 +40,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-import bench_configs  # noqa: E402
-import explore_sites  # noqa: E402
+from pbtools.bench import configs as bench_configs  # noqa: E402
+from pbtools.explore import sites as explore_sites  # noqa: E402
 from report import check_problems, summary  # noqa: E402
 from test_native_equivalence import TRACE  # noqa: E402  (the pv.trace=1 line)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/bench_linux.py's network rows, without booting: a "+net" boot's
+"""tools/pbtools/bench/linux.py's network rows, without booting: a "+net" boot's
 console (Linux's bench.net as the doors show it, natively with the host's
 client, in a domU with dom0's ping and client behind net-door:) becomes
 the contract's rows, net_ping too where dom0 pinged; a console that ran
@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench_linux  # noqa: E402
+from pbtools.bench import linux as bench_linux  # noqa: E402
 from report import check, summary  # noqa: E402
 
 HEADER = ('linux-bench: release=6.1.0-56-amd64 version="#1 SMP PREEMPT_DYNAMIC Debian" '

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/cpu_slots.py, the one CPU budget every QEMU takes its slots from,
+"""tools/pbtools/run/cpu_slots.py, the one CPU budget every QEMU takes its slots from,
 on a budget of two slots in a directory of its own: two holders take
 both; a third waits, and takes the slot that frees first even while the
 other stays held (the old wait on slot 0 alone left slot 1 idle); a
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from report import check, summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-import cpu_slots  # noqa: E402
+from pbtools.run import cpu_slots  # noqa: E402
 
 GIVE_UP_S = 60
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/glossary.py and tools/doclinks: what counts as a first use, what
+"""tools/pbtools/docs/glossary.py and tools/doclinks: what counts as a first use, what
 a fix writes, and that the real pages pass while a page with its first
 glossary link or a link target removed fails. Ends with "N passed, N
 failed"; exits 1 if any check failed."""
@@ -13,10 +13,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import glossary  # noqa: E402
-from report import check, load_tool, summary  # noqa: E402
+from pbtools.docs import doclinks  # noqa: E402
+from pbtools.docs import glossary  # noqa: E402
+from report import check, summary  # noqa: E402
 
-doclinks = load_tool("doclinks")
 
 TERMS = [glossary.Term("hypercall", []), glossary.Term("call site", ["site"]),
          glossary.Term("vcpu_info", [])]

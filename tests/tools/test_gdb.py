@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/run --gdb under gdb in batch mode (tools/gdb_watch.py): natively
+"""tools/run --gdb under gdb in batch mode (tools/pbtools/run/gdb_watch.py): natively
 and as a Xen PV dom0, gdb breaks at pv_patch_all and shows the
 irq_disable site in spin_lock_irqsave with pb-site, runs to the end of the
 patcher and shows it again, then kills QEMU. Before, the site's bytes in
@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from gdb_watch import watch_site  # noqa: E402
+from pbtools.run.gdb_watch import watch_site  # noqa: E402
 from report import check, summary  # noqa: E402
 
 OP, FUNCTION = "irq_disable", "spin_lock_irqsave"  # a cli site

@@ -17,8 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import prose_check  # noqa: E402
-import prose_facts  # noqa: E402
+from pbtools.docs import prose_check  # noqa: E402
+from pbtools.docs import prose_facts  # noqa: E402
 from report import check, summary  # noqa: E402
 
 IMAGE = os.path.join(ROOT, "build", "patchbay.elf")

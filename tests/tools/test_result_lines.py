@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/result_lines.py, the one reader of result lines, without booting:
+"""tools/pbtools/result_lines.py, the one reader of result lines, without booting:
 it types what it reads (whole numbers, decimals, quoted strings that stay
 strings), picks the lines of one tag and first key out of a console and
 leaves the free-text lines of the same tag alone, and refuses, naming the
@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-import result_lines  # noqa: E402
+from pbtools import result_lines  # noqa: E402
 from report import check, summary  # noqa: E402
 
 # The starts of the lines result_lines reads, as tools/ asks for them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The benchmarks' result files (tools/bench_runs.py): written with their
+"""The benchmarks' result files (tools/pbtools/bench/runs.py): written with their
 format, read back; a missing file is no record; a corrupt one, or one in
 another format, is an error naming it, never "no record"; the committed
 records docs/*-run.json carry the current format."""
@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from report import check, summary  # noqa: E402
-import bench_runs  # noqa: E402
+from pbtools.bench import runs as bench_runs  # noqa: E402
 
 
 def raises(path):

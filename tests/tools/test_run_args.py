@@ -40,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RUN = os.path.join(ROOT, "tools", "run")
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, load_tool, summary  # noqa: E402
+from report import check, summary  # noqa: E402
 
 
 class Shown:
@@ -505,7 +505,7 @@ def check_disk(run, run_domu, args):
         qemu, initrd = door("--disk", "/tmp/a,b.img")
         check("--disk: the disk archive between the base and the run's own",
               initrd == b"BASE" + b"DISK!\0\0\0" + b"OVERLAY", initrd)
-        check("--disk: the disk itself is not the door's (tools/run_disk.py)",
+        check("--disk: the disk itself is not the door's (tools/pbtools/run/disk.py)",
               "-drive" not in qemu, qemu)
         qemu, initrd = door()
         check("no --disk: no disk archive", initrd == b"BASEOVERLAY", initrd)
@@ -750,7 +750,7 @@ def check_gdb(run, run_qemu, run_gdb, args):
 def check_kvm(run_args, run_qemu, args):
     """--kvm: L1's CPUs and memory on QEMU's line, the guest's on the L2
     QEMU's (its KVM and L1's CPU), and what the door does not do refused."""
-    import run_kvm
+    from pbtools.run import kvm as run_kvm
 
     a = args("--kvm", "--smp", "2", "--host-cpus", "1", "--mem", "64", "--", "wl=on")
     machine, l2 = run_qemu.machine_args(a), run_kvm.l2_qemu_args(a)
@@ -771,15 +771,15 @@ def check_kvm(run_args, run_qemu, args):
 
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
-    run = load_tool("run")
-    import run_args
-    import run_lifecycle
-    import run_qemu
-    import run_domu
-    import run_gdb
-    import run_linux
-    import run_net
-    import run_xen
+    from pbtools.run import main as run
+    from pbtools.run import args as run_args
+    from pbtools.run import lifecycle as run_lifecycle
+    from pbtools.run import qemu as run_qemu
+    from pbtools.run import domu as run_domu
+    from pbtools.run import gdb as run_gdb
+    from pbtools.run import linux as run_linux
+    from pbtools.run import net as run_net
+    from pbtools.run import xen as run_xen
 
     def args(*argv):
         return run_args.parse_args(list(argv))

@@ -18,7 +18,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from report import check, check_problems, summary  # noqa: E402
-from scripts import language  # noqa: E402  the one rule for what is a Python script
+from pbtools.scripts import language  # noqa: E402  the one rule for what is a Python script
 
 TOOLS = os.path.join(ROOT, "tools")
 LIMIT = 420

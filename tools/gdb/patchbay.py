@@ -8,7 +8,7 @@ them (gdb -x tools/gdb/patchbay.py); `help pb-site` says more in gdb.
 What the image says (the sites, their bytes as linked, what each platform
 writes) comes from tools/pvsites, which runs the kernel's own patcher
 built for the host (tools/pvemit.c), in the table docs/ shows
-(tools/site_table.py); only "now" is read here, from the machine's
+(tools/pbtools/elf/site_table.py); only "now" is read here, from the machine's
 memory, through the page tables of the CPU gdb has selected."""
 
 import os
@@ -18,12 +18,9 @@ import gdb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import imports  # noqa: E402
-from site_table import disasm_text, form_rows, site_table  # noqa: E402
-
-
-pvsites = imports.tool("pvsites")
+sys.path.insert(0, os.path.join(ROOT, "tools"))  # gdb's Python does not put tools/ there
+from pbtools.elf import pvsites  # noqa: E402
+from pbtools.elf.site_table import disasm_text, form_rows, site_table  # noqa: E402
 
 
 class Sites:
