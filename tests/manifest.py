@@ -24,6 +24,7 @@ TOOLS = [
     "tests/tools/test_build.sh",
     "python3 tests/tools/test_layout.py",
     "python3 tests/tools/test_tool_files.py",
+    "python3 tests/tools/test_paths.py",
     "python3 tests/tools/test_cpu_slots.py",
     "python3 tests/tools/test_doclinks.py",
     "python3 tests/tools/test_prose_check.py",
@@ -79,6 +80,7 @@ QUICK = {
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
         "python3 tests/tools/test_layout.py",
         "python3 tests/tools/test_tool_files.py",
+        "python3 tests/tools/test_paths.py",
         "python3 tests/tools/test_cpu_slots.py",
         "python3 tests/tools/test_doclinks.py",
         "python3 tests/tools/test_result_lines.py",

@@ -18,6 +18,18 @@ def build(*parts):
     return os.path.join(build_dir(), *parts)
 
 
+# The host's programs (pvemit, diskcheck, bench-host) are the same for
+# every image variant the Makefile builds (build/nopv, build/debug), so they
+# are made in build/host/ whatever BUILD says.
+HOST_BUILD = "build"
+
+
+def host_program(name):
+    """(make's target, the absolute path) of the host program NAME."""
+    target = os.path.join(HOST_BUILD, "host", name)
+    return target, os.path.join(ROOT, target)
+
+
 def tool(name):
     """The path of the command tools/NAME."""
     return os.path.join(TOOLS, name)

@@ -24,14 +24,15 @@ import os
 import shlex
 import subprocess
 
+from pbtools import paths
 from pbtools import result_lines
 from pbtools.bench import configs as bench_configs
 from pbtools.bench import host_report as bench_host_report
 from pbtools.bench import runs as bench_runs
-from pbtools.paths import ROOT
+from pbtools.paths import HOST_BUILD, ROOT, host_program
 
-PROGRAM = os.path.join("build", "host", "bench-host")
-IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+PROGRAM, PROGRAM_PATH = host_program("bench-host")
+IMAGE = paths.build("patchbay.elf")
 RECORD = os.path.join(ROOT, "docs", "host-run.json")
 REL32 = slice(2, 6)  # of a site as linked: ff 15 rel32, then padding
 
@@ -42,11 +43,11 @@ class HostError(Exception):
 
 def build():
     """The program, built by make; its path."""
-    p = subprocess.run(["make", "-s", "-C", ROOT, "BUILD=build", PROGRAM],
+    p = subprocess.run(["make", "-s", "-C", ROOT, "BUILD=" + HOST_BUILD, PROGRAM],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise HostError("could not build %s: %s" % (PROGRAM, (p.stderr or p.stdout).strip()))
-    return os.path.join(ROOT, PROGRAM)
+    return PROGRAM_PATH
 
 
 def run_program(args):

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from pbtools import paths
 from pbtools import result_lines
 from pbtools.bench import configs as bench_configs
 from pbtools.bench import io_report as bench_io
@@ -159,9 +160,7 @@ def run_patchbay(icount, quick, out):
 
 def debs_kernel():
     """The kernel package tools/fetch-domu fetched (debs.list), or None."""
-    build = os.environ.get("BUILD", "build")
-    path = os.path.join(build if os.path.isabs(build) else os.path.join(ROOT, build),
-                        "domu", "debs.list")
+    path = paths.build("domu", "debs.list")
     try:
         with open(path) as f:
             for line in f:

@@ -19,6 +19,7 @@ in it appears in the report, measured or not.
 import os
 import sys
 
+from pbtools import paths
 from pbtools.bench import configs as bench_configs
 from pbtools.bench import contended as bench_contended
 from pbtools.bench import io_report as bench_io
@@ -380,7 +381,7 @@ def write(data, out, extra=()):
 
 def main():
     """tools/bench_report.py [DIR]: DIR's report.md again from its results.json."""
-    where = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
+    where = sys.argv[1] if len(sys.argv) > 1 else os.path.relpath(paths.build("bench"))
     try:
         results = bench_runs.load(os.path.join(where, "results.json"))
     except bench_runs.ResultsError as e:

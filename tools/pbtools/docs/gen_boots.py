@@ -9,11 +9,12 @@ import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from pbtools import paths
 from pbtools import result_lines
 from pbtools.paths import ROOT
 from pbtools.run import gdb_watch
 
-OUT = os.path.join(ROOT, "build", "gen-docs")
+OUT = paths.build("gen-docs")
 BOOT_TIMEOUT = {"native": 180, "xen": 300, "domu": 300}
 QEMU_AT_ONCE = 2  # the host has 2 CPUs; icount figures do not depend on it
 

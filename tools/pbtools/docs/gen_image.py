@@ -8,11 +8,12 @@ import os
 import re
 import subprocess
 
+from pbtools import paths
 from pbtools.docs import prose_facts
 from pbtools.elf.site_table import site_table  # the site block, as gdb's pb-site shows it too
 from pbtools.paths import ROOT
 
-IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+IMAGE = paths.build("patchbay.elf")
 
 
 def run(args):

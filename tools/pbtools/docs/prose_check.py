@@ -62,6 +62,7 @@ import os
 import re
 import sys
 
+from pbtools import paths
 from pbtools.docs import glossary
 from pbtools.docs import prose_facts
 from pbtools.docs import tour
@@ -298,7 +299,7 @@ def main():
     ap = argparse.ArgumentParser(prog="tools/prose_check.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", metavar="FILE",
                     help="default: README.md, docs/*.md and the tour")
-    ap.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
+    ap.add_argument("--image", default=paths.build("patchbay.elf"))
     args = ap.parse_args()
     pages = [os.path.abspath(f) for f in args.files] or default_pages()
     missing = [p for p in pages if not os.path.isfile(p)]

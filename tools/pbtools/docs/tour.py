@@ -29,6 +29,7 @@ import os
 import re
 import sys
 
+from pbtools import paths
 from pbtools.docs import glossary
 from pbtools.paths import ROOT
 
@@ -217,13 +218,13 @@ def render(ps, output):
 def main():
     ap = argparse.ArgumentParser(description="Extract the guided tour from the source.")
     ap.add_argument("--check", action="store_true", help="only check numbering and names")
-    ap.add_argument("-o", "--output", help="default: ROOT/build/tour.md")
+    ap.add_argument("-o", "--output", help="default: $BUILD/tour.md")
     ap.add_argument("--root", help="the source tree (default: this checkout)")
     args = ap.parse_args()
     global ROOT
     if args.root:
         ROOT = os.path.abspath(args.root)
-    args.output = args.output or os.path.join(ROOT, "build", "tour.md")
+    args.output = args.output or paths.build("tour.md")
     ps = passages()
     errs = problems(ps)
     for e in errs:

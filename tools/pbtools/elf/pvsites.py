@@ -28,9 +28,9 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from pbtools.elf.image import Image, ImageError
-from pbtools.paths import ROOT
+from pbtools.paths import HOST_BUILD, ROOT, host_program
 
-PVEMIT = "build/host/pvemit"
+PVEMIT, PVEMIT_PATH = host_program("pvemit")
 
 DESCRIPTOR = struct.Struct("<QHBBI")  # addr, op, len, clobbers, reserved (pv/site.h)
 CLOBBER_NAMES = {0: "rax"}  # PV_CLOBBER_* bit -> register
@@ -181,14 +181,15 @@ def annotate(image, lines):
 
 
 def build_pvemit():
-    cmd = ["make", "-s", "-C", ROOT, "BUILD=build"]  # the path below, whatever PARAVIRT says
+    # BUILD= names the path below, whatever PARAVIRT says.
+    cmd = ["make", "-s", "-C", ROOT, "BUILD=" + HOST_BUILD]
     if os.environ.get("PVSITES_MAKEFILE"):  # e.g. tools/tools.mk on its own
         cmd += ["-f", os.environ["PVSITES_MAKEFILE"]]
     try:
         subprocess.run(cmd + [PVEMIT], check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError as e:
         raise ToolError(f"could not build {PVEMIT}: {e.stderr.strip() or e.stdout.strip()}") from e
-    return os.path.join(ROOT, PVEMIT)
+    return PVEMIT_PATH
 
 
 def xen_entry_names():

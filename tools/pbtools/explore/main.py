@@ -48,6 +48,7 @@ import re
 import shutil
 import sys
 
+from pbtools import paths
 from pbtools.bench import catalog as bench_catalog
 from pbtools.bench import lifecycle as bench_lifecycle
 from pbtools.bench import linux as bench_linux
@@ -271,7 +272,7 @@ def rendered_pages(out):
     """{markdown file: its HTML in OUT}: every docs/NAME.md, and the tour."""
     pages = {os.path.join(DOCS, n): os.path.join(out, "docs", n[:-3] + ".html")
              for n in doc_names()}
-    pages[os.path.join(ROOT, "build", "tour.md")] = os.path.join(out, "tour.html")
+    pages[paths.build("tour.md")] = os.path.join(out, "tour.html")
     return pages
 
 
@@ -322,10 +323,10 @@ def parse_args(argv):
     """The options; the defaults are the paths make uses."""
     p = argparse.ArgumentParser(prog="tools/explore", description=__doc__.strip(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
-    p.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"),
+    p.add_argument("--image", default=paths.build("patchbay.elf"))
+    p.add_argument("--bench", default=paths.build("bench"),
                    help="the benchmark run to show (default build/bench)")
-    p.add_argument("--out", default=os.path.join(ROOT, "build", "explore"))
+    p.add_argument("--out", default=paths.build("explore"))
     return p.parse_args(argv)
 
 

@@ -16,14 +16,14 @@ guest flushed at all.
 import os
 import subprocess
 
-from pbtools.paths import ROOT
+from pbtools.paths import HOST_BUILD, ROOT, host_program
 from pbtools.run.common import fail
 
 DISK_ID = "pbdisk"
 DISK_FLUSHED = b"disk: flushed blocks "  # DISK_FLUSHED_PREFIX, kernel/disk_pattern.h
 TRACE_NAME = "disk-trace.log"
 TRACE_EVENTS = ("virtio_blk_handle_read", "virtio_blk_handle_write", "virtio_blk_req_complete")
-DISKCHECK = os.path.join(ROOT, "build", "host", "diskcheck")
+DISKCHECK_TARGET, DISKCHECK = host_program("diskcheck")
 SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
@@ -90,7 +90,7 @@ def disk_check(args, workdir, console_data):
     if not args.disk_path or DISK_FLUSHED not in console_data:
         return True, None
     try:
-        subprocess.run(["make", "-s", "-C", ROOT, "BUILD=build", "build/host/diskcheck"],
+        subprocess.run(["make", "-s", "-C", ROOT, "BUILD=" + HOST_BUILD, DISKCHECK_TARGET],
                        check=True, stdin=subprocess.DEVNULL, capture_output=True)
     except (OSError, subprocess.CalledProcessError) as e:
         return False, "disk-check: cannot build tools/diskcheck: %s" % e
