@@ -2,14 +2,16 @@
 """The shape of tools/: no file over LIMIT lines but those OVER_LIMIT
 still allows, every file named with an extension or starting with a
 shebang (so linters and duplicate checks that pick files either way see
-it), and no cycle in the tools' Python import graph: an import of a
-tools/ module, or a tools/imports.py tool("name") load of a script.
+it), no cycle in the tools' Python import graph (the package pbtools's
+modules, absolute and relative imports, and the scripts that import
+them), and no change to sys.path but where SYS_PATH says why.
 Files are the tree's, tracked or not, but not what git ignores (build
 outputs, __pycache__). Each failure lists its offenders; ends with
 "N passed, N failed"."""
 
 import ast
 import os
+import re
 import subprocess
 import sys
 
@@ -25,8 +27,20 @@ LIMIT = 420
 # Files still over LIMIT, to be split and taken off one by one; a file
 # that is no longer over must leave the list, so it only ever shrinks.
 OVER_LIMIT = set()
-# What loads a script of tools/ by name (tools/imports.py, tests/report.py).
-LOADERS = {"tool", "load_tool"}
+# The files of tools/ that may add to sys.path, and why.
+SYS_PATH = {
+    "pbtools/imports.py": "Debian's dist-packages, for a python3 that is not Debian's",
+    "gdb/patchbay.py": "gdb's Python starts without tools/ on its path",
+}
+# A package whose modules import each other in a circle, one absolutely
+# and one relatively, for the cycle check to find.
+CIRCLE = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": "from pkg.sub import b\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/b.py": "from .. import a\n",
+    "pkg/c.py": "import pkg.a\nfrom . import sub\n",
+}
 
 
 def tool_files(root):
@@ -48,33 +62,50 @@ def has_shebang(path):
         return f.read(2) == b"#!"
 
 
-def imported_names(source):
-    """The tools/ files a Python source may name: each module it imports,
-    as NAME.py, and each script it loads with tool("NAME"), as NAME."""
+def module_name(f):
+    """The dotted name tools/f is imported by (pbtools/run/main.py is
+    pbtools.run.main, a package's __init__.py the package), or None for a
+    script without a .py name, which nothing can import."""
+    if not f.endswith(".py"):
+        return None
+    parts = f[:-3].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(source, package):
+    """The dotted names a Python source imports, absolute or relative to
+    package (its own package), with the packages that contain them: Python
+    runs each one's __init__.py on the way down."""
     names = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] + ".py" for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0] + ".py")
-        elif isinstance(node, ast.Call) and node.args and \
-                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if called in LOADERS:
-                names.add(node.args[0].value)
+            found = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([base] if base else []))
+            # from PKG import NAME: NAME may be a module of PKG.
+            found = [base] + ["%s.%s" % (base, a.name) if base else a.name for a in node.names]
+        else:
+            continue
+        for name in found:
+            parts = name.split(".")
+            names |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
     return names
 
 
-def import_graph(files, tools_dir, is_python):
-    """{file: the tools/ files it imports or loads}, over the Python ones;
-    only tools/ itself is on their path, not its subdirectories."""
-    top = {f for f in files if "/" not in f}
+def import_graph(sources):
+    """{file: the tools/ files it imports}, over the Python sources given
+    ({path under tools/: text}); tools/ is what is on their path."""
+    modules = {module_name(f): f for f in sources if module_name(f)}
     graph = {}
-    for f in files:
-        if is_python(f):
-            with open(os.path.join(tools_dir, f), errors="replace") as src:
-                graph[f] = sorted((imported_names(src.read()) & top) - {f})
+    for f, text in sources.items():
+        name = module_name(f) or ""
+        package = name if f.endswith("__init__.py") else name.rpartition(".")[0]
+        graph[f] = sorted({modules[m] for m in imported_modules(text, package)
+                           if m in modules} - {f})
     return graph
 
 
@@ -139,10 +170,21 @@ def main():
     check_problems("every tools/ file has an extension or a shebang",
                    ["tools/%s" % f for f in files if "." not in os.path.basename(f)
                     and not has_shebang(os.path.join(TOOLS, f))])
-    graph = import_graph(files, TOOLS, lambda f: language(os.path.join("tools", f)) == "python")
+    sources = {}
+    for f in files:
+        if language(os.path.join("tools", f)) == "python":
+            with open(os.path.join(TOOLS, f), errors="replace") as src:
+                sources[f] = src.read()
+    graph = import_graph(sources)
     check("the import graph covers the Python tools", len(graph) >= 20,
           "found %d" % len(graph))
     check_problems("the tools' import graph has no cycle", cycles(graph))
+    check("the cycle check sees one made of absolute and relative imports",
+          cycles(import_graph(CIRCLE)) == ["pkg/a.py -> pkg/sub/b.py -> pkg/a.py"],
+          cycles(import_graph(CIRCLE)))
+    check_problems("nothing in tools/ changes sys.path but %s" % ", ".join(sorted(SYS_PATH)),
+                   ["tools/%s" % f for f, text in sorted(sources.items())
+                    if f not in SYS_PATH and re.search(r"sys\.path\.(insert|append)", text)])
     return summary()
 
 
