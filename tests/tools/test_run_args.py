@@ -304,9 +304,12 @@ def check_lifecycle(run_domu, run_lifecycle, args):
           and "eager" not in run_domu.linux_dom0_xen_cmdline(args("--domu")), line)
     params = run_domu.domu_params(args("--domu", "--lifecycle", "save-restore,move*2"))
     check("--lifecycle: the plan in dom0's params",
-          params == b'EXIT_PORT=244\nLIFECYCLE="save-restore move move"\n', params)
+          params == b'LIFECYCLE="save-restore move move"\n', params)
     params = run_domu.domu_params(args("--domu"))
-    check("no --lifecycle: dom0's params as before", params == b"EXIT_PORT=244\n", params)
+    check("no --lifecycle: dom0's params empty", params == b"", params)
+    setup = run_domu.domu_setup(args("--domu", "--lifecycle", "save-restore,move*2"))
+    check("--lifecycle: nothing of the plan in dom0's setup (a template's)",
+          setup == b"EXIT_PORT=244\n", setup)
 
     def sizes(*argv):
         a = args(*argv)
@@ -488,7 +491,7 @@ def check_disk(run, run_domu, args):
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
         run_domu.subprocess.call = lambda *a, **k: 0
-        run_domu.domu_overlay = lambda a, image, workdir: b"OVERLAY"
+        run_domu.domu_setup_archive = lambda a: b"SETUP"
         os.makedirs(os.path.join(d, "domu"))
         for name, data in (("initrd.cpio", b"BASE"), ("disk.cpio", b"DISK!"),
                            ("vmlinux", b"")):
@@ -503,12 +506,12 @@ def check_disk(run, run_domu, args):
                     return qemu, f.read()
 
         qemu, initrd = door("--disk", "/tmp/a,b.img")
-        check("--disk: the disk archive between the base and the run's own",
-              initrd == b"BASE" + b"DISK!\0\0\0" + b"OVERLAY", initrd)
+        check("--disk: the disk archive between the base and the run's setup",
+              initrd == b"BASE" + b"DISK!\0\0\0" + b"SETUP", initrd)
         check("--disk: the disk itself is not the door's (tools/pbtools/run/disk.py)",
               "-drive" not in qemu, qemu)
         qemu, initrd = door()
-        check("no --disk: no disk archive", initrd == b"BASEOVERLAY", initrd)
+        check("no --disk: no disk archive", initrd == b"BASESETUP", initrd)
     for argv, mode in ((["--disk", "f.img"], b"w"), (["--disk", "f.img:ro"], b"r"),
                        (["--disk", "f.img", "--disk-ro"], b"r")):
         a = args("--domu", *argv)
@@ -516,9 +519,9 @@ def check_disk(run, run_domu, args):
         check("--domu %s: the xl config's disk is dom0's /dev/vda as xvda, mode %s"
               % (" ".join(argv), mode.decode()),
               config.endswith(b"\ndisk = [ 'phy:/dev/vda,xvda,%s' ]\n" % mode), config)
-        params = run_domu.domu_params(a)
-        check("--domu %s: DISK=%s in dom0's params" % (" ".join(argv), mode.decode()),
-              params == b"EXIT_PORT=244\nDISK=%s\n" % mode, params)
+        setup = run_domu.domu_setup(a)
+        check("--domu %s: DISK=%s in dom0's setup" % (" ".join(argv), mode.decode()),
+              setup == b"EXIT_PORT=244\nDISK=%s\n" % mode, setup)
     check("no --disk: no disk in the xl config", b"disk" not in run_domu.domu_config(
         args("--domu")))
     a = args("--domu", "--disk", "f.img", "--lifecycle", "save-restore,move")
@@ -577,9 +580,12 @@ def check_domu_net(run_domu, args):
           config.endswith(b'\nvif = [ "bridge=xenbr0,mac=00:16:3e:0a:00:02" ]\n'), config)
     check("no --net: no vif", b"vif" not in run_domu.domu_config(args("--domu")))
     params = run_domu.domu_params(args("--domu", "--net"))
-    check("--net: NET=1, the addresses, 200 datagrams of 64 bytes, 8 in flight, 10 ms apart",
-          params == b"EXIT_PORT=244\nNET=1\nNET_HOST=10.0.0.1\nNET_GUEST=10.0.0.2\n"
-          b"NET_COUNT=200\nNET_SIZE=64\nNET_WINDOW=8\nNET_INTERVAL_MS=10\n", params)
+    setup = run_domu.domu_setup(args("--domu", "--net"))
+    check("--net: NET=1 in the setup; the addresses, 200 datagrams of 64 bytes, 8 in flight, "
+          "10 ms apart in the params",
+          setup == b"EXIT_PORT=244\nNET=1\n"
+          and params == b"NET_HOST=10.0.0.1\nNET_GUEST=10.0.0.2\n"
+          b"NET_COUNT=200\nNET_SIZE=64\nNET_WINDOW=8\nNET_INTERVAL_MS=10\n", (setup, params))
     params = run_domu.domu_params(args("--domu", "--net", "--net-count", "5", "--net-size",
                                        "1472", "--net-window", "2"))
     check("--domu --net-count 5 --net-size 1472 --net-window 2: the client's, in the params",
@@ -615,7 +621,7 @@ def check_domu_net(run_domu, args):
         run_domu.build_dir = lambda: d
         run_domu.fetch_xen = lambda: "/nonexistent/xen"
         run_domu.subprocess.call = lambda *a, **k: 0
-        run_domu.domu_overlay = lambda a, image, workdir: b"OVERLAY"
+        run_domu.domu_setup_archive = lambda a: b"SETUP"
         os.makedirs(os.path.join(d, "domu"))
         for name, data in (("initrd.cpio", b"BASE"), ("disk.cpio", b"DISK!"),
                            ("net.cpio", b"NET"), ("vmlinux", b"")):
@@ -626,7 +632,7 @@ def check_domu_net(run_domu, args):
             with open(os.path.join(work, "initrd.cpio"), "rb") as f:
                 initrd = f.read()
         check("--net: the disk archive (hotplug scripts) and the network archive, then the run's",
-              initrd == b"BASE" + b"DISK!\0\0\0" + b"NET\0" + b"OVERLAY", initrd)
+              initrd == b"BASE" + b"DISK!\0\0\0" + b"NET\0" + b"SETUP", initrd)
     refused(["--domu", "--net", "--net-peer", "frames"],
             "--net-peer frames needs the native door: under --domu the peers are dom0's")
 
@@ -697,7 +703,7 @@ def check_linux_net(run_linux, run_domu, args):
                   and files.get("failover.ko") == b"net/core/failover"
                   and "disk.order" not in files and "virtio_blk.ko" not in files,
                   sorted(files))
-            overlay = dict(cpio_names(run_domu.domu_overlay(
+            overlay = dict(cpio_names(run_domu.domu_files(
                 args("--linux", "--domu", "--net"), os.path.join(d, "program"), None)))
             domu = dict(cpio_names(overlay["patchbay/initrd.cpio"]))
             check("--linux --domu --net: xen-netfront.ko beside the program, no blkfront",
@@ -914,7 +920,7 @@ def main():
 
     check_pvh_doors(run_qemu, run_xen, run_domu, args)
     check_pvh_entry(run_domu)  # before check_disk, which points build_dir elsewhere
-    check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_overlay
+    check_linux_net(run_linux, run_domu, args)  # before check_disk replaces domu_setup_archive
     check_verdicts(run_xen, run_domu)
     check_lifecycle(run_domu, run_lifecycle, args)
     check_lifecycle_lines(run_domu)

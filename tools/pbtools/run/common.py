@@ -113,3 +113,18 @@ class Console:
 def cmdline_sets(cmdline, key):
     """Whether the user's command line (the words after --) sets key=."""
     return any(word.startswith(key + "=") for line in cmdline for word in line.split())
+
+
+def cpio_newc(entries):
+    """A newc cpio archive of (name, mode, data) entries: Linux unpacks it
+    after the base initramfs it is appended to (the domU's, KVM's and
+    Linux's doors)."""
+    out = bytearray()
+    for ino, (name, mode, data) in enumerate(entries + [("TRAILER!!!", 0, b"")], 1):
+        name = name.encode() + b"\0"
+        nlink = 2 if mode & 0o040000 else 1
+        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name), 0)
+        out += b"070701" + b"".join(b"%08X" % f for f in fields) + name
+        out += b"\0" * (-len(out) % 4) + data
+        out += b"\0" * (-len(out) % 4)
+    return bytes(out)

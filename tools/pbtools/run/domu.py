@@ -6,9 +6,9 @@ behind DOMU_PREFIX. A domU cannot reach isa-debug-exit: the kernel writes
 its status to its xenstore node data/patchbay-status; dom0's /init reads
 it once the domain has stopped (else takes the verdict line: PASS 0, FAIL
 1), says so in DOMU_END_LINE and ends QEMU with it. This module builds the
-run's initramfs (with --lifecycle's plan, tools/pbtools/run/lifecycle.py, and
---net's peers, tools/pbtools/run/net.py) and QEMU's arguments, shows only the
-domU's lines, and turns how the run ended into tools/run's outcome."""
+run's initramfs (with --lifecycle's plan, lifecycle.py, and --net's peers,
+net.py) and QEMU's arguments, shows only the domU's lines, and turns how
+the run ended into tools/run's outcome."""
 
 import glob
 import os
@@ -19,8 +19,8 @@ import sys
 from pbtools.paths import ROOT, build_dir
 from pbtools.run.common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, STATUS_DOM0_FAILED,
                                 STATUS_DOMU_NO_VERDICT, STATUS_LIFECYCLE_FAILED, STATUS_NO_EXIT,
-                                STATUS_TIMEOUT, VERDICT, cmdline_sets, fail, guest_image,
-                                in_workdir, qemu_error)
+                                STATUS_TIMEOUT, VERDICT, cmdline_sets, cpio_newc, fail,
+                                guest_image, in_workdir, qemu_error)
 from pbtools.run.lifecycle import (LIFECYCLE_PREFIX, LIFECYCLE_XEN, MIGRATE_NEEDS_PVH,
                                    lifecycle_timeout)
 from pbtools.run.net import (NET_GUEST, NET_HOST, NET_MAC, NET_PLAN_COUNT, NET_PREFIX,
@@ -92,20 +92,6 @@ def xl_string(value):
     return b"".join(escapes.get(bytes([c]), bytes([c])) for c in value)
 
 
-def cpio_newc(entries):
-    """A newc cpio archive of (name, mode, data) entries: Linux unpacks it
-    after the base initramfs it is appended to."""
-    out = bytearray()
-    for ino, (name, mode, data) in enumerate(entries + [("TRAILER!!!", 0, b"")], 1):
-        name = name.encode() + b"\0"
-        nlink = 2 if mode & 0o040000 else 1
-        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name), 0)
-        out += b"070701" + b"".join(b"%08X" % f for f in fields) + name
-        out += b"\0" * (-len(out) % 4) + data
-        out += b"\0" * (-len(out) % 4)
-    return bytes(out)
-
-
 def domu_config(args):
     """The domU's xl config: tools/domu/domu.cfg with its @...@ fields filled in."""
     with open(os.path.join(ROOT, "tools", "domu", "domu.cfg"), "rb") as f:
@@ -132,14 +118,30 @@ def disk_mode(args):
     return "r" if getattr(args, "disk_ro", False) else "w"
 
 
+def domu_setup(args):
+    """/patchbay/setup, which /init sources first: what it sets up before
+    it takes the run's files (the isa-debug-exit port, a disk, a network),
+    and so all a dom0 template holds of a run (tools/pbtools/run/dom0_template.py)."""
+    setup = b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT
+    if args.disk:
+        setup += b"DISK=%s\n" % disk_mode(args).encode()
+    if getattr(args, "net", False):
+        setup += b"NET=1\n"
+    return setup
+
+
+def domu_setup_archive(args):
+    """The initramfs' last archive: /patchbay/setup (domu_setup)."""
+    return cpio_newc([("patchbay", 0o040755, b""), ("patchbay/setup", 0o100644, domu_setup(args))])
+
+
 def domu_params(args):
-    """/patchbay/params, which /init sources: the isa-debug-exit port, and
-    the lifecycle plan's steps when there is one."""
-    params = b"EXIT_PORT=%d\n" % DEBUG_EXIT_PORT
+    """/patchbay/params, which /init sources once it has the run's files:
+    the lifecycle plan's steps when there is one, the disk's and the
+    network's parts of the run."""
+    params = b""
     if args.lifecycle:
         params += b'LIFECYCLE="%s"\n' % " ".join(args.lifecycle).encode()
-    if args.disk:
-        params += b"DISK=%s\n" % disk_mode(args).encode()
     if getattr(args, "disk_detach", False):
         params += b"DISK_DETACH=1\n"
     detach = getattr(args, "net_detach", False)
@@ -149,7 +151,7 @@ def domu_params(args):
     if flood:
         params += b"NET_FLOOD=%d\n" % flood
     if getattr(args, "net", False):
-        params += (b"NET=1\nNET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
+        params += (b"NET_HOST=%s\nNET_GUEST=%s\nNET_COUNT=%d\nNET_SIZE=%d\n"
                    b"NET_WINDOW=%d\nNET_INTERVAL_MS=%d\n" % (
                        NET_HOST.encode(), NET_GUEST.encode(),
                        NET_PLAN_COUNT if args.lifecycle or detach or flood else args.net_count,
@@ -159,9 +161,10 @@ def domu_params(args):
     return params
 
 
-def domu_overlay(args, image, workdir):
-    """The run's own initramfs archive, under /patchbay/: the image, its xl
-    config (domu_config) and the run's parameters (domu_params). With
+def domu_files(args, image, workdir):
+    """The run's own files, a cpio archive of /patchbay/: the image, its xl
+    config (domu_config) and the run's parameters (domu_params), which
+    dom0's /init takes from the run disk (tools/pbtools/run/dom0_template.py). With
     --linux the domU's kernel is Debian's (its compressed vmlinuz: the
     domain builder unpacks it) and image, the program, is the /init of its
     own initramfs, with Linux's blkfront module beside it for a --disk and
@@ -193,6 +196,7 @@ def domu_overlay(args, image, workdir):
     return cpio_newc([("patchbay", 0o040755, b"")] + files +
                      [("patchbay/domu.cfg", 0o100644, domu_config(args)),
                       ("patchbay/params", 0o100644, domu_params(args))])
+
 
 
 def check_pvh_entry(vmlinux, kernel):
@@ -232,9 +236,11 @@ def the_one(root, pattern):
 
 def domu_args(args, image, workdir):
     """QEMU arguments for --domu: Xen, with Debian's Linux as dom0 and an
-    initramfs of two archives, or three with --disk: tools/fetch-domu's base
-    (the toolstack and tools/domu/init), its disk archive (blkback, the
-    virtio modules, xl's hotplug scripts), and domu_overlay's for this run."""
+    initramfs of tools/fetch-domu's base (the toolstack, the virtio modules
+    and tools/domu/init), its disk archive with --disk or --net (blkback,
+    xl's hotplug scripts), its network archive with --net, and the run's
+    setup (domu_setup). The run's own files come on the run disk
+    (tools/pbtools/run/dom0_template.py's run_disk_args)."""
     xen = in_workdir(workdir, fetch_xen(), "xen")
     rc = subprocess.call([os.path.join(ROOT, "tools", "fetch-domu")],
                          stdin=subprocess.DEVNULL, stdout=sys.stderr)
@@ -242,7 +248,7 @@ def domu_args(args, image, workdir):
     base = os.path.join(dom0, "initrd.cpio")
     if rc != 0 or not os.path.exists(base):
         fail("tools/fetch-domu failed; the Linux dom0 for --domu is not available", 2)
-    overlay = domu_overlay(args, image, workdir)
+    setup = domu_setup_archive(args)
     initrd = "initrd.cpio"
     # The disk archive holds xl's hotplug scripts, which the network's vif needs too.
     net = getattr(args, "net", False)
@@ -254,7 +260,7 @@ def domu_args(args, image, workdir):
                 data = f.read()
             # Linux takes the next archive at a 4-byte boundary after the zeros.
             out.write(data + b"\0" * (-len(data) % 4))
-        out.write(overlay)
+        out.write(setup)
     linux = "console=hvc0 earlyprintk=xen rdinit=/init quiet"
     modules = [in_workdir(workdir, os.path.join(dom0, "vmlinux"), "vmlinux") + " " + linux,
                initrd]

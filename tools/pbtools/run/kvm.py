@@ -18,9 +18,9 @@ import sys
 
 from pbtools.paths import ROOT, build_dir
 from pbtools.run.common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, STATUS_DOM0_FAILED,
-                                STATUS_NO_EXIT, STATUS_NOT_STARTED, STATUS_TIMEOUT, VERDICT, fail,
-                                guest_image, in_workdir, qemu_error)
-from pbtools.run.domu import DomuConsole, cpio_newc
+                                STATUS_NO_EXIT, STATUS_NOT_STARTED, STATUS_TIMEOUT, VERDICT,
+                                cpio_newc, fail, guest_image, in_workdir, qemu_error)
+from pbtools.run.domu import DomuConsole
 
 KVM_END_LINE = re.compile(r"^patchbay-kvm: end (\d+) ([^\r\n]*)", re.MULTILINE)
 KVM_END = re.compile(rb"Kernel panic - not syncing[^\r\n]*")

@@ -14,8 +14,8 @@ import subprocess
 import sys
 
 from pbtools.paths import ROOT, build_dir
-from pbtools.run.common import fail, in_workdir
-from pbtools.run.domu import cpio_newc, linux_dom0_xen_cmdline, the_one
+from pbtools.run.common import cpio_newc, fail, in_workdir
+from pbtools.run.domu import linux_dom0_xen_cmdline, the_one
 from pbtools.run.xen import fetch_xen
 
 # Linux's own options; the program's arguments follow "--", which Linux

@@ -103,6 +103,8 @@ def main():
         if stream is not console:
             stream.close()
         console.close()
+        if getattr(args, "template", None):
+            args.template.close()
         shutil.rmtree(workdir, ignore_errors=True)
     if message:
         print("run: " + message, file=sys.stderr)

@@ -14,6 +14,7 @@ import time
 from pbtools.run import cpu_slots
 from pbtools.run.common import DEBUG_EXIT_PORT, QEMU, fail
 from pbtools.run.disk import disk_qemu_args
+from pbtools.run.dom0_template import Template, mode_for, run_disk_args
 from pbtools.run.domu import DOMU_END, domu_args
 from pbtools.run.gdb import gdb_qemu_args
 from pbtools.run.iso import grub_end, iso_args
@@ -68,9 +69,25 @@ def qemu_command(args, image, workdir):
     if args.gdb:
         cmd += gdb_qemu_args(args.gdb_socket)
     cmd += disk_qemu_args(args, workdir)
+    if args.domu:
+        cmd += run_disk_args(args, image, workdir)
     cmd += net_qemu_args(args)
     cmd += shlex.split(os.environ.get("PATCHBAY_QEMU_EXTRA", ""))
-    return cmd
+    return cmd + template_words(args, cmd, workdir)
+
+
+def template_words(args, cmd, workdir):
+    """A --domu run's dom0 template (tools/pbtools/run/dom0_template.py), as
+    args.template, and the words QEMU needs for it; else the run's files
+    go on the run disk at once."""
+    args.template = None
+    way = mode_for(args)
+    if way is None or way == "fresh":
+        if args.domu:
+            args.run_files()
+        return []
+    args.template = Template(cmd, args, workdir, args.run_files)
+    return args.template.qemu_words()
 
 
 def stop(proc):
@@ -125,6 +142,8 @@ def start_and_watch(cmd, args, console, workdir):
     except OSError as e:
         fail("cannot run %s: %s; run tools/setup" % (QEMU, e.strerror), 2)
     client = NetClient(args, console) if args.net and not args.domu else None
+    if getattr(args, "template", None):
+        args.template.started(console)
     try:
         return watch(proc, args, console, client)
     except KeyboardInterrupt:
@@ -169,6 +188,8 @@ def watch(proc, args, console, client=None):
                     sys.stderr.flush()
                 else:
                     console.write(data)
+                    if getattr(args, "template", None):
+                        args.template.wrote(data)
                     if client:
                         client.guest_wrote(data, sel)
                     if end is None:
