@@ -26,6 +26,7 @@ import bench_contended  # noqa: E402
 import bench_io  # noqa: E402
 import bench_net  # noqa: E402
 import bench_runs  # noqa: E402
+import bench_report_kvm  # noqa: E402
 from bench_report_pvh import pvh_section  # noqa: E402
 from bench_runs import index, measured, unit_of, value  # noqa: E402
 from report_chart import histogram  # noqa: E402
@@ -186,6 +187,9 @@ def conditions_text(c):
         % (c["configs"], boots_text(c.get("boots_per_config", 1)), c["parallel_boots"],
            c["host_cpus"], c["elapsed_s"]),
     ]
+    if c.get("kvm"):
+        lines.insert(3, "- KVM: Debian's QEMU with `-accel kvm` in Debian's Linux (L1, the domU "
+                     "door's kernel) under this QEMU, the image its L2 guest")
     if c.get("runs_with_trials", 1) > 1:
         lines.append("- Configurations under icount booted once, except those with trials "
                      "(`lock_contended` with more vCPUs than physical CPUs): %d runs each, "
@@ -206,7 +210,8 @@ def notes(c):
            "PV dom0, the `pvh` ones as a PVH dom0 (`tools/run --xen --pvh`), both also "
            "compared with the native `normal`; `domU-patch` (and `domU batch`) and "
            "`pvh-domU-patch` as an unprivileged domU that Xen's toolstack started from a Linux "
-           "dom0 (`tools/run --domu`, with `--pvh`). See docs/benchmarks.md."]
+           "dom0 (`tools/run --domu`, with `--pvh`); `kvm-patch` as an L2 guest of KVM in an "
+           "emulated Linux host (`tools/run --kvm`). See docs/benchmarks.md."]
     if c.get("domu"):
         out += ["", "dom0 and domU run the same backend and the same patched sites; what "
                 "differs is the domain around them. A domU has no I/O privilege, its console is "
@@ -339,6 +344,7 @@ def render(data, chart_made, io=()):
         out += ["", "![headline comparisons](%s)" % CHART]
     out += smp_section(idx)
     out += pvh_section(idx)
+    out += bench_report_kvm.section(idx)
     out += group_sections(idx, cat)
     out += list(io)
     failed = [r for r in data["configs"] if r["problems"]]
