@@ -31,12 +31,14 @@ void kvm_ipi_many(unsigned cpus, uint8_t vector);
 uint64_t kvm_ipi_hypercalls(void);
 
 /* steal.c: steal time. init registers this CPU's record, cpu_start
- * each later CPU's as it starts; flag_flush asks KVM to flush a preempted
+ * each later CPU's as it starts; preempted says whether KVM holds that
+ * vCPU runnable but not running; flag_flush asks KVM to flush a preempted
  * vCPU's TLB before it runs again (false if it is not preempted); report
  * prints each CPU's steal so far. */
 void kvm_steal_init(void);
 void kvm_steal_cpu_start(unsigned cpu);
 uint64_t kvm_steal_ns(unsigned cpu);
+bool kvm_steal_preempted(unsigned cpu);
 bool kvm_steal_flag_flush(unsigned cpu);
 void kvm_steal_report(unsigned cpus);
 
@@ -57,6 +59,12 @@ bool kvm_tlb_flags(void);
 void kvm_flush_tlb_others(unsigned cpus, uint64_t start, uint64_t end);
 void kvm_tlb_selftest(void);
 void kvm_tlb_report(void);
+
+/* yield.c: PV sched yield (native_wait_for_cpus' KVM way): one step
+ * of a wait for the CPUs in cpus, a yield to one KVM preempted; report
+ * prints how many yields so far. */
+void kvm_yield_wait(unsigned cpus);
+void kvm_yield_report(void);
 
 /* lock.c: PV spinlocks, a ticket lock whose waiters halt and are kicked
  * (KVM_HC_KICK_CPU); kvm.lock=off puts the native ticket lock back. */

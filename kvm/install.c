@@ -42,6 +42,11 @@ OPTION_BOOL_WHERE(
     PV_CAP_KVM, pv_tlb, "kvm.tlb",
     "KVM: PV TLB flush flags a preempted vCPU (KVM_VCPU_FLUSH_TLB), or sends it an IPI");
 
+static bool pv_yield = true;
+OPTION_BOOL_WHERE(PV_CAP_KVM, pv_yield, "kvm.yield",
+                  "KVM: a shootdown's wait yields to a preempted target (KVM_HC_SCHED_YIELD), "
+                  "or spins");
+
 static uint32_t features;   /* KVM_FEATURE_* bits KVM offers */
 static bool have_kvm_clock; /* KVM offers kvm-clock, and it set the rates */
 
@@ -83,6 +88,10 @@ static void print_choices(void)
                                     : pv_tlb
                                         ? "by IPI (KVM offers no PV TLB flush, or kvm.steal=off)"
                                         : "by IPI (kvm.tlb=off)");
+    kprintf("kvm: waits for a preempted vCPU %s\n",
+            native_wait_for_cpus == kvm_yield_wait ? "yield to it (kvm.yield=on)"
+            : pv_yield ? "spin (KVM offers no PV sched yield, or kvm.steal=off)"
+                       : "spin (kvm.yield=off)");
 }
 
 /* Once the options are read, before anything is armed or any IPI sent:
@@ -97,21 +106,24 @@ static void kvm_setup(void)
     }
     if (ipi_choice == IPI_PV && offers(KVM_FEATURE_PV_SEND_IPI))
         native_ipi_many = kvm_ipi_many;
-    if (steal_time && offers(KVM_FEATURE_STEAL_TIME))
+    bool steal_on = steal_time && offers(KVM_FEATURE_STEAL_TIME);
+    if (steal_on)
         kvm_steal_init();
     if (pv_eoi && offers(KVM_FEATURE_PV_EOI)) {
         kvm_eoi_init();
         lapic_eoi = kvm_eoi;
     }
-    /* KVM ABI: the flag lives in the steal time record. */
-    kvm_tlb_init(pv_tlb && offers(KVM_FEATURE_PV_TLB_FLUSH) && steal_time &&
-                 offers(KVM_FEATURE_STEAL_TIME));
+    /* KVM ABI: the flush flag and the preempted flag live in the steal
+     * time record. */
+    kvm_tlb_init(pv_tlb && offers(KVM_FEATURE_PV_TLB_FLUSH) && steal_on);
+    if (pv_yield && offers(KVM_FEATURE_PV_SCHED_YIELD) && steal_on)
+        native_wait_for_cpus = kvm_yield_wait;
     print_choices();
 }
 
 /* What each of KVM's ops did so far: the IPIs' hypercalls, the host's
  * steal, the EOIs skipped; then the shootdowns of a spinning CPU 1, and
- * how many were flagged; the lock's halts and kicks. */
+ * how many were flagged; the waits' yields; the lock's halts and kicks. */
 static void kvm_selftest(void)
 {
     native_selftest();
@@ -120,6 +132,7 @@ static void kvm_selftest(void)
     kvm_eoi_report(smp_cpus_online());
     kvm_tlb_selftest();
     kvm_tlb_report();
+    kvm_yield_report();
     kprintf("kvm: spinlock waiters halted %lu times, kicked %lu times\n",
             pv_lock_counter(pv_lock_ops.blocked), pv_lock_counter(pv_lock_ops.kicked));
 }

@@ -51,6 +51,14 @@ uint64_t kvm_steal_ns(unsigned cpu)
     return steal;
 }
 
+/* KVM ABI (KVM_VCPU_PREEMPTED): set while KVM holds the vCPU runnable
+ * but not running; a vCPU that halted is not flagged. */
+bool kvm_steal_preempted(unsigned cpu)
+{
+    return enabled &&
+           (__atomic_load_n(&records[cpu].preempted, __ATOMIC_RELAXED) & KVM_VCPU_PREEMPTED);
+}
+
 /* KVM ABI (KVM_VCPU_FLUSH_TLB): set beside KVM_VCPU_PREEMPTED, KVM
  * flushes the vCPU's TLB before it runs again; KVM clears the byte as it
  * resumes the vCPU, so the cmpxchg fails if it ran meanwhile. */

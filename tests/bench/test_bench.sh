@@ -7,7 +7,11 @@
 #     then a PVH guest) is the boot tests' (domu-pvh-*), and its backend
 #     and benchmarks are the PVH dom0's, which run here. The network rows
 #     natively only: the PV domU's net door is the boot tests'
-#     (domu-net-pv), and its four boots would add minutes.
+#     (domu-net-pv), and its four boots would add minutes. Of the KVM
+#     door's boots only kvm-patched (every benchmark, KVM's way): each
+#     boots L1's Linux first, and the feature switches are the boot
+#     tests' (kvm-*); tests/bench/test_bench_kvm.py checks, without
+#     booting, that each has its boot and its row in the KVM section.
 #  2. The benchmarks the image registers (BENCH_DEFINE, read from the image)
 #     are exactly the ones each bench=all boot printed a line for, in the
 #     same order, and every one of them is named in report.md.
@@ -49,7 +53,8 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from pbtools.bench import configs as bench_configs
 print(",".join(c["id"] for c in bench_configs.CONFIGS
-               if c["door"] != "domu-pvh" and not (c["net"] and c["door"] != "native")))
+               if c["door"] != "domu-pvh" and not (c["net"] and c["door"] != "native")
+               and (c["door"] != "kvm" or c["id"] == bench_configs.KVM_PATCHED)))
 ' "$root/tools")
 if "$bench" --quick -j 2 --configs "$configs" --out "$out/quick" 2>"$out/quick.err"; then
     pass "every benchmark, every configuration (quick)"
@@ -77,6 +82,13 @@ if [ "${contended:-0}" -gt 0 ] 2>/dev/null; then
     pass "lock_contended: $contended boots filed their repetitions"
 else
     fail "lock_contended: repetitions not filed: $contended"
+fi
+if grep -q "^## What KVM's paravirtual features buy$" "$out/quick/report.md" 2>/dev/null &&
+    python3 "$root/tests/bench/test_bench_kvm.py" >"$out/kvm.log" 2>&1; then
+    pass "the KVM section: in the quick run's report, a pair per feature ($(tail -n 1 "$out/kvm.log"))"
+else
+    fail "the KVM section:"
+    grep -E "^FAIL|Error" "$out/kvm.log" | head -n 5
 fi
 if python3 "$root/tests/bench/test_contended.py" >"$out/contended.log" 2>&1; then
     pass "lock_contended's lines, distribution and runs ($(tail -n 1 "$out/contended.log"))"
@@ -138,7 +150,8 @@ for r in result_lines.results(open(sys.argv[2], errors="replace").read()):
 }
 
 for pair in native-nopv:nopv/patchbay.elf native-patched:patchbay.elf \
-    xen-pv-patched+xen.mmu=batch:patchbay.elf xen-pvh-patched:patchbay.elf; do
+    xen-pv-patched+xen.mmu=batch:patchbay.elf xen-pvh-patched:patchbay.elf \
+    kvm-patched:patchbay.elf; do
     id=${pair%%:*}
     image=$build/${pair#*:}
     want=$(registered "$image")

@@ -689,6 +689,10 @@ KVM_RATES = (r"^time: TSC \d+\.\d MHz, APIC timer \d+\.\d MHz bus, the TSC's as 
 KVM_TLB = r"^kvm: TLB shootdowns: (%s) vCPUs flagged \(PV TLB flush\), (%s) sent an IPI$"
 KVM_TLB_SHOOTDOWNS = 200
 KVM_TLB_SELFTEST = r"^kvm: TLB self-test: 200 shootdowns of a spinning CPU 1, \d+\.\d{3} us each$"
+# PV sched yield: how a shootdown waits for a preempted target, and the
+# yields the boot made.
+KVM_YIELD = r"^kvm: waits for a preempted vCPU %s$"
+KVM_YIELDS = r"^kvm: sched yields: (%s) to preempted vCPUs \(PV sched yield\)$"
 
 
 def kvm_tlb_all_counted(console):
@@ -758,6 +762,20 @@ CASES += [
                  r"^kvm: EOIs: 0 skipped \(PV EOI\), [1-9]\d* written$",
                  KVM_TLB_SELFTEST, KVM_TLB % ("0", "200"),
                  r"^kvm: spinlock waiters halted 0 times, kicked 0 times$"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
+    # PV sched yield: four vCPUs on L1's one CPU, the self-test's 200
+    # shootdowns of a spinning vCPU 1 sent as IPIs (kvm.tlb=off), which
+    # CPU 0 finds preempted as it waits: it yields to it (KVM_HC_SCHED_YIELD),
+    # or with kvm.yield=off spins until L1 preempts CPU 0 itself.
+    dict(name="kvm-yield-overcommit", args=["--kvm", "--smp", "4", "--host-cpus", "1"],
+         cmdline="kvm.tlb=off",
+         expect=[r"^smp: 4 CPUs running$", KVM_YIELD % r"yield to it \(kvm.yield=on\)",
+                 KVM_TLB_SELFTEST, KVM_TLB % ("0", r"[1-9]\d*"), KVM_YIELDS % r"[1-9]\d*"],
+         reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
+    dict(name="kvm-yield-off", args=["--kvm", "--smp", "4", "--host-cpus", "1"],
+         cmdline="kvm.tlb=off kvm.yield=off",
+         expect=[r"^smp: 4 CPUs running$", KVM_YIELD % r"spin \(kvm.yield=off\)",
+                 KVM_TLB_SELFTEST, KVM_TLB % ("0", r"[1-9]\d*"), KVM_YIELDS % "0"],
          reject=CLEAN, last_line=PASS, timeout=KVM_TIMEOUT),
     # Without SVM in L1's CPU there is no KVM: the door says so at once.
     dict(name="kvm-no-svm", args=["--kvm", "--cpu", "max,-svm"],

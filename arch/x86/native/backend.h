@@ -41,8 +41,11 @@ extern void (*native_ipi_many)(unsigned cpus, uint8_t vector);
 void native_ipi_each(unsigned cpus, uint8_t vector);
 void native_cpu_apic_id_set(unsigned cpu, uint8_t apic_id);
 
-/* tlb.c: hooks the TLB shootdown vector. */
+/* tlb.c: hooks the TLB shootdown vector. native_wait_for_cpus is one
+ * step of a shootdown's wait for the CPUs in cpus to flush: a pause,
+ * unless a backend's install puts its own way in (KVM's PV sched yield). */
 void native_shootdown_init(void);
+extern void (*native_wait_for_cpus)(unsigned cpus);
 
 /* lock.c: the ticket lock, out of line. */
 extern const struct pv_lock_ops native_lock_ops;

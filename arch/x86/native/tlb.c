@@ -37,6 +37,16 @@ static void serve_request(void)
     __atomic_fetch_and(&request.pending, ~me, __ATOMIC_RELEASE);
 }
 
+/* A pause: on hardware it lets the sibling thread run; under QEMU it
+ * ends the CPU's turn. */
+static void pause_once(unsigned cpus)
+{
+    (void)cpus;
+    __builtin_ia32_pause();
+}
+
+void (*native_wait_for_cpus)(unsigned cpus) = pause_once;
+
 static void on_shootdown_ipi(struct trap_frame *f)
 {
     (void)f;
@@ -55,7 +65,7 @@ static void wait_for_flushes(void)
         if (time_now_ns() > deadline)
             panic("tlb: CPUs 0x%x never flushed for a shootdown: interrupts off for a second",
                   pending);
-        __builtin_ia32_pause();
+        native_wait_for_cpus(pending);
     }
 }
 

@@ -10,8 +10,9 @@ build/bench/results.json and build/bench/report.md (with chart.svg).
 
 The configurations are in tools/pbtools/bench/configs.py: the PARAVIRT=n
 build, the paravirt build unpatched (pv.patch=off) and patched, natively and
-as a Xen PV dom0, plus the option variants. The benchmarks are those
-registered in the image (BENCH_DEFINE), read from it; --benches lists them.
+as a Xen PV dom0, plus the option variants, and patched as KVM's guest
+(tools/run --kvm) with each of KVM's paravirtual features switched off in
+turn. The benchmarks are those registered in the image (BENCH_DEFINE), read from it; --benches lists them.
 Each boot runs tools/run with `bench=...`; every line `bench: name=...` is
 parsed, and a boot fails if it does not end cleanly, reports a failed check,
 derives a different config string than expected, prints other benchmarks (or

@@ -28,6 +28,7 @@ from pbtools.bench import linux as bench_linux
 from pbtools.bench import net as bench_net
 from pbtools.bench import runs as bench_runs
 from pbtools.bench.chart import histogram
+from pbtools.bench import report_kvm as bench_report_kvm
 from pbtools.bench.report_pvh import pvh_section
 from pbtools.bench.runs import index, measured, unit_of, value
 from pbtools.bench.table import fmt, label, markdown
@@ -187,6 +188,9 @@ def conditions_text(c):
         % (c["configs"], boots_text(c.get("boots_per_config", 1)), c["parallel_boots"],
            c["host_cpus"], c["elapsed_s"]),
     ]
+    if c.get("kvm"):
+        lines.insert(3, "- KVM: Debian's QEMU with `-accel kvm` in Debian's Linux (L1, the domU "
+                     "door's kernel) under this QEMU, the image its L2 guest")
     if c.get("runs_with_trials", 1) > 1:
         lines.append("- Configurations under icount booted once, except those with trials "
                      "(`lock_contended` with more vCPUs than physical CPUs): %d runs each, "
@@ -207,7 +211,8 @@ def notes(c):
            "PV dom0, the `pvh` ones as a PVH dom0 (`tools/run --xen --pvh`), both also "
            "compared with the native `normal`; `domU-patch` (and `domU batch`) and "
            "`pvh-domU-patch` as an unprivileged domU that Xen's toolstack started from a Linux "
-           "dom0 (`tools/run --domu`, with `--pvh`). See docs/benchmarks.md."]
+           "dom0 (`tools/run --domu`, with `--pvh`); `kvm-patch` as an L2 guest of KVM in an "
+           "emulated Linux host (`tools/run --kvm`). See docs/benchmarks.md."]
     if c.get("domu"):
         out += ["", "dom0 and domU run the same backend and the same patched sites; what "
                 "differs is the domain around them. A domU has no I/O privilege, its console is "
@@ -340,6 +345,7 @@ def render(data, chart_made, io=()):
         out += ["", "![headline comparisons](%s)" % CHART]
     out += smp_section(idx)
     out += pvh_section(idx)
+    out += bench_report_kvm.section(idx)
     out += group_sections(idx, cat)
     out += list(io)
     failed = [r for r in data["configs"] if r["problems"]]
