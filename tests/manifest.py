@@ -52,8 +52,8 @@ QUICK_BOOTS = ["pvh-boot", "iso-boot", "xen-boot", "xen-pvh-boot", "bad-value", 
 GROUPS = {
     "docs": ("heavy", "gen-docs --check: every generated block of docs/ and README against "
              "fresh boots under icount", ["tools/gen-docs --check"]),
-    "boot": ("heavy", "the boot cases not under icount (tests/boot/cases.py)",
-             ["python3 tests/boot/run_boot_tests.py --icount skip"]),
+    "boot": ("heavy", "the boot cases not under icount (tests/boot/cases.py), but KVM's",
+             ["python3 tests/boot/run_boot_tests.py --icount skip --kvm skip"]),
     "unit": ("light", "cmocka unit tests of the kernel's pure code, on the host",
              ["make -s unit-test"]),
     "tools": ("light", "the tools' own checks: sites, tour, layout, links, prose, doors",
@@ -75,6 +75,10 @@ GROUPS = {
                "python3 tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
+    # Last in the light lane: without them it ended about two minutes before
+    # the heavy one, which left a CPU idle.
+    "boot-kvm": ("light", "the boot cases through the --kvm door, not under icount",
+                 ["python3 tests/boot/run_boot_tests.py --icount skip --kvm only"]),
 }
 
 # What `make quick` runs: the inner loop, a few minutes.

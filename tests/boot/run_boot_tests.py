@@ -272,6 +272,9 @@ def main():
                    help="run only the cases under --icount, or only the others (make "
                    "test runs the first beside gen-docs --check: neither depends on the "
                    "host's load)")
+    p.add_argument("--kvm", choices=("only", "skip"),
+                   help="run only the cases through the --kvm door, or only the others (make "
+                   "test runs them in the other lane, to even out the two)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--image", default=os.path.join(build_dir(), "patchbay.elf"),
                    help="kernel image (default $BUILD/patchbay.elf)")
@@ -296,6 +299,8 @@ def main():
                  if c["name"] in args.name or any(k in c["name"] for k in args.k)]
     if args.icount:
         cases = [c for c in cases if ("--icount" in c["args"]) == (args.icount == "only")]
+    if args.kvm:
+        cases = [c for c in cases if ("--kvm" in c["args"]) == (args.kvm == "only")]
     if args.list:
         for c in cases:
             line = " ".join([c["name"]] + list(c["args"]))

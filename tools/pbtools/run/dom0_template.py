@@ -217,6 +217,8 @@ class Template:
             qmp.command("cont")
 
     def save_stopped(self, qmp):
+        """The migration to the state file; a failed one (the disk full,
+        say) leaves no partial file behind."""
         tmp = self.state + ".tmp"
         qmp.command("migrate", uri="exec:cat > '%s'" % tmp.replace("'", "'\\''"))
         deadline = time.monotonic() + QMP_WAIT_S
@@ -225,6 +227,8 @@ class Template:
             if status == "completed":
                 break
             if status == "failed" or time.monotonic() > deadline:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
                 raise RuntimeError("saving QEMU failed (migration %s)" % status)
             time.sleep(0.05)
         console = self.seen[:READY_LINE.search(self.seen).end()]
