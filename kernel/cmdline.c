@@ -5,7 +5,6 @@
 #include "kernel/printf.h"
 #include "kernel/string.h"
 
-#define LINE_MAX 1536      /* every option key fits, after a key cut to SHOWN_TOKEN_MAX */
 #define SHOWN_TOKEN_MAX 64 /* longer keys and values are shown cut short */
 
 /* A piece of the command line; tokens are never copied, so any length works. */
@@ -15,7 +14,7 @@ struct slice {
 };
 
 struct line {
-    char buf[LINE_MAX];
+    char buf[CMDLINE_LINE_MAX];
     size_t len;
     bool truncated;
 };

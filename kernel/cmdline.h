@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest line a report hands its reporter, its NUL included: the
+ * list of every option key fits, after a key cut to its shown length. */
+#define CMDLINE_LINE_MAX 1536
+
 enum option_type { OPT_BOOL, OPT_UINT, OPT_ENUM, OPT_STRING, OPT_LIST };
 
 /* OPT_LIST: the owner hands each word the list may hold to fn, in the

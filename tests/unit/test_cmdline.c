@@ -17,14 +17,14 @@
 
 /* What the reporter was handed: a copy of each line. */
 static struct {
-    char lines[MAX_LINES][1100];
+    char lines[MAX_LINES][CMDLINE_LINE_MAX + 64];
     size_t count;
 } reported;
 
 static void record_line(const char *line, void *ctx)
 {
     assert_ptr_equal(ctx, &reported);
-    assert_true(strlen(line) < 1024); /* kernel/cmdline.c's LINE_MAX */
+    assert_true(strlen(line) < CMDLINE_LINE_MAX);
     assert_null(strchr(line, '\n'));
     if (reported.count < MAX_LINES)
         snprintf(reported.lines[reported.count], sizeof(reported.lines[0]), "%s", line);
@@ -531,23 +531,24 @@ static void test_value_at_display_limit(void **state)
     expect_one_problem(cmdline, line);
 }
 
-/* Too many keys to list: the line stops at 255 characters and says so. */
+/* Too many keys to list: the line stops at CMDLINE_LINE_MAX - 1
+ * characters and says so. */
 static void test_overlong_line_is_cut(void **state)
 {
-    static char keys[40][40];
-    static bool flags[40];
-    struct option many[40];
+    static char keys[60][40];
+    static bool flags[60];
+    struct option many[60];
 
     (void)state;
-    for (size_t i = 0; i < 40; i++) {
+    for (size_t i = 0; i < 60; i++) {
         snprintf(keys[i], sizeof(keys[i]), "subsystem%02zu.some_rather_long_name", i);
         many[i] = (struct option){.key = keys[i], .type = OPT_BOOL, .value = &flags[i]};
     }
-    assert_int_equal(cmdline_parse("nope", many, 40, ~0u, record_line, &reported), 1);
-    assert_int_equal(strlen(reported.lines[0]), 1023);
+    assert_int_equal(cmdline_parse("nope", many, 60, ~0u, record_line, &reported), 1);
+    assert_int_equal(strlen(reported.lines[0]), CMDLINE_LINE_MAX - 1);
     assert_true(str_has_prefix(reported.lines[0], "cmdline: unknown option 'nope' (known: "
                                                   "subsystem00.some_rather_long_name, "));
-    assert_string_equal(reported.lines[0] + 1020, "...");
+    assert_string_equal(reported.lines[0] + CMDLINE_LINE_MAX - 4, "...");
 }
 
 static const char *check_nothing(void)
