@@ -20,10 +20,12 @@ from pbtools.run import dom0_template  # noqa: E402
 
 
 def workdir(root, name, xen=b"XEN", vmlinux=b"LINUX", initrd=b"INITRD"):
-    """A QEMU working directory as tools/run_domu.py leaves one."""
+    """A QEMU working directory as tools/run_domu.py leaves one, with
+    tools/fetch-domu's stamp beside it, which records vmlinux's SHA256."""
     path = os.path.join(root, name)
     os.makedirs(path)
-    for file, data in (("xen", xen), ("vmlinux", vmlinux), ("initrd.cpio", initrd)):
+    for file, data in (("xen", xen), ("initrd.stamp", b"STAMP " + vmlinux),
+                       ("initrd.cpio", initrd)):
         with open(os.path.join(path, file), "wb") as f:
             f.write(data)
     return path
@@ -46,7 +48,8 @@ def command(work, disk_path=None, append="dom0_mem=384M"):
 
 def key(work, disk_path=None, ro=False, **kw):
     args = argparse.Namespace(disk_path=disk_path, disk_ro=ro)
-    return dom0_template.template_key(command(work, disk_path, **kw), args, work)
+    return dom0_template.template_key(command(work, disk_path, **kw), args, work,
+                                      os.path.join(work, "initrd.stamp"))
 
 
 def main():
