@@ -3,7 +3,8 @@
 group even after one fails, each group's output in a log of its own;
 shows k/N and an estimate from the last run's durations as it goes, and
 ends with a table (group, passed, failed, time, CPU time, log) and one closing line
-`N passed, N failed`.
+`N passed, N failed`. A command counts as the tests its own closing line
+names (ours, or pytest's), else as one.
 
   tests/run_suite.py [test|quick] [--group NAME]... [--list]
 
@@ -24,6 +25,25 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import manifest  # noqa: E402
 
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed\s*$", re.MULTILINE)
+# pytest's closing line: "1 failed, 2 passed, 1 skipped in 0.05s", the
+# counts in any order, sometimes framed in ='s.
+PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ \w+(?:, )?)+|no tests ran) in [\d.]+s\b.*$",
+                            re.MULTILINE)
+
+
+def counts_of(output):
+    """(passed, failed) as the output's last closing line says, or None
+    when it has none: ours ("N passed, N failed") or pytest's, where an
+    error (a test that could not run) counts as failed."""
+    lines = [m for r in (SUMMARY, PYTEST_SUMMARY) for m in r.finditer(output)]
+    if not lines:
+        return None
+    last = max(lines, key=lambda m: m.start())
+    if last.re is SUMMARY:
+        return int(last.group(1)), int(last.group(2))
+    counts = dict((word, int(n)) for n, word in re.findall(r"(\d+) (\w+)", last.group(1)))
+    return (counts.get("passed", 0),
+            counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0))
 
 
 def log_dir():
@@ -52,7 +72,7 @@ def save_durations(path, seconds):
     os.replace(path + ".tmp", path)
 
 
-STEP = re.compile(r"^(?:\[(\d+)/(\d+)\] )?(PASS|FAIL) (\S+)")
+STEP = re.compile(r"^(?:\[(\d+)/(\d+)\] )?(PASS|FAIL|FAILED|ERROR) (\S+)")
 SHOW_EVERY_S = 60
 
 
@@ -75,7 +95,7 @@ def run_command(command, log, show):
         out.append(line)
         log.write(line)
         m = STEP.match(line)
-        if m and m.group(3) == "FAIL":
+        if m and m.group(3) != "PASS":
             show(line.rstrip()[:160])
         elif m and m.group(1) and time.monotonic() - shown >= SHOW_EVERY_S:
             show("%s/%s done" % (m.group(1), m.group(2)))
@@ -85,9 +105,9 @@ def run_command(command, log, show):
     cpu = usage.ru_utime + usage.ru_stime
     log.write("(exit status %d, %.0f s of CPU)\n\n" % (status, cpu))
     log.flush()
-    counts = SUMMARY.findall("".join(out))
+    counts = counts_of("".join(out))
     if counts:
-        passed, failed = (int(n) for n in counts[-1])
+        passed, failed = counts
         if status != 0 and failed == 0:
             failed = 1  # it said all passed, yet failed: count that
         return passed, failed, cpu

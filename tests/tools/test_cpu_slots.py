@@ -6,20 +6,14 @@ other stays held (the old wait on slot 0 alone left slot 1 idle); a
 holder that wants both slots waits until both are free; a budget of 0
 holds nothing; a bad PATCHBAY_CPUS ends with a one-line error. Nothing
 is timed: a waiter that has not taken its slot when it should gives up
-after a minute and the check fails. Ends with "N passed, N failed"."""
+after a minute and the check fails."""
 
 import os
-import sys
 import tempfile
 import threading
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, summary  # noqa: E402
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from pbtools.run import cpu_slots  # noqa: E402
+import pytest
+from pbtools.run import cpu_slots
 
 GIVE_UP_S = 60
 
@@ -46,56 +40,45 @@ class Holder(threading.Thread):
         self.join(GIVE_UP_S)
 
 
-def check_first_freed_slot():
+@pytest.fixture(autouse=True)
+def budget_of_two(tmp_path, monkeypatch):
+    """Each test's slots in a directory of its own, away from the machine's."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # slot_dir() is under it
+    monkeypatch.setenv("PATCHBAY_CPUS", "2")
+
+
+def test_waiter_takes_the_first_freed_slot():
     first = Holder(1)  # slot 0: it is free, and tried first
-    taken = first.taken.wait(GIVE_UP_S)
+    assert first.taken.wait(GIVE_UP_S)
     second = Holder(1)
-    both = taken and second.taken.wait(GIVE_UP_S)
-    check("two holders take the two slots", both)
+    assert second.taken.wait(GIVE_UP_S), "two holders take the two slots"
     waiter = Holder(1)
-    check("a third waits while both are held", not waiter.taken.wait(0.5))
+    assert not waiter.taken.wait(0.5), "a third waits while both are held"
     second.release()  # the slot freed is the second holder's, not slot 0
-    check("the waiter takes the slot that freed, the other still held",
-          waiter.taken.wait(GIVE_UP_S) and not first.done.is_set())
+    assert waiter.taken.wait(GIVE_UP_S), "the waiter takes the slot that freed"
+    assert not first.done.is_set(), "while the other is still held"
     first.release()
     waiter.release()
 
 
-def check_both_slots():
+def test_holder_of_two_waits_for_both():
     one = Holder(1)
-    one.taken.wait(GIVE_UP_S)
+    assert one.taken.wait(GIVE_UP_S)
     pair = Holder(2)
-    check("a holder of two waits while one slot is held", not pair.taken.wait(0.5))
+    assert not pair.taken.wait(0.5), "a holder of two waits while one slot is held"
     one.release()
-    check("and takes both once that one frees", pair.taken.wait(GIVE_UP_S))
+    assert pair.taken.wait(GIVE_UP_S), "and takes both once that one frees"
     pair.release()
 
 
-def check_budgets(where):
-    os.environ["PATCHBAY_CPUS"] = "0"
-    tempfile.tempdir = os.path.join(where, "none")
-    os.mkdir(tempfile.tempdir)
+def test_budget_of_zero_holds_nothing(monkeypatch):
+    monkeypatch.setenv("PATCHBAY_CPUS", "0")
     with cpu_slots.hold(4):
-        check("PATCHBAY_CPUS=0 holds nothing", os.listdir(cpu_slots.slot_dir()) == [])
-    os.environ["PATCHBAY_CPUS"] = "two"
-    try:
+        assert os.listdir(cpu_slots.slot_dir()) == []
+
+
+def test_bad_budget_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setenv("PATCHBAY_CPUS", "two")
+    with pytest.raises(SystemExit) as e:
         cpu_slots.slot_count()
-        check("PATCHBAY_CPUS=two is refused", False)
-    except SystemExit as e:
-        check("PATCHBAY_CPUS=two is refused in one line",
-              "not a number" in str(e) and "\n" not in str(e))
-    os.environ["PATCHBAY_CPUS"] = "2"
-
-
-def main():
-    with tempfile.TemporaryDirectory(prefix="cpu-slots-") as where:
-        tempfile.tempdir = where  # slot_dir() is under it, away from the machine's
-        os.environ["PATCHBAY_CPUS"] = "2"
-        check_first_freed_slot()
-        check_both_slots()
-        check_budgets(where)
-    return summary()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert "not a number" in str(e.value) and "\n" not in str(e.value)
