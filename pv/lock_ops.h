@@ -37,7 +37,7 @@ static inline uint64_t pv_lock_counter(uint64_t (*counter)(void))
 }
 
 /* The ops in use, assigned by the backend's install function
- * (arch/x86/native/lock.c, xen/lock.c). */
+ * (arch/x86/native/lock.c, xen/lock.c, kvm/lock.c). */
 extern struct pv_lock_ops pv_lock_ops;
 
 #endif
