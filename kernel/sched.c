@@ -59,8 +59,10 @@ struct sched_cpu {
     struct thread *idle;   /* runs when nothing else can; never queued */
     uint64_t next_tick_ns; /* when the running thread's slice ends */
     uint64_t armed_ns;     /* what this CPU's one-shot is set for */
-    uint64_t idle_ns;      /* halted, summed; written by this CPU only */
-    uint64_t halt_since;   /* when the open halt began; 0 when none is open */
+    /* Written by this CPU only, interrupts off; odd idle_seq: mid-write. */
+    uint32_t idle_seq;
+    uint64_t idle_ns;    /* halted, summed */
+    uint64_t halt_since; /* when the open halt began; 0 when none is open */
 };
 static struct sched_cpu sched_cpus[MAX_CPUS];
 static unsigned halted_cpus; /* bit c: CPU c is in safe_halt, or about to be */
@@ -108,16 +110,25 @@ static struct thread *first_runnable_here(void)
     return t;
 }
 
+/* Sets this CPU's idle record as one change to sched_idle_ns(), which
+ * reads again while idle_seq is odd or moved: read between the two
+ * fields' stores, a closed halt would count twice (in idle_ns and still
+ * open) or not at all. x86 keeps stores in order and loads in order, so
+ * release stores and acquire loads suffice. */
+static void idle_record(struct sched_cpu *c, uint64_t idle_ns, uint64_t halt_since)
+{
+    __atomic_store_n(&c->idle_seq, c->idle_seq + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->idle_ns, idle_ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->halt_since, halt_since, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->idle_seq, c->idle_seq + 1, __ATOMIC_RELEASE);
+}
+
 /* Ends this CPU's open halt, if any, into its idle time. Interrupts
  * disabled, so a tick that switches away cannot close it twice. */
 static void halt_close(struct sched_cpu *c)
 {
-    uint64_t since = c->halt_since;
-
-    if (!since)
-        return;
-    __atomic_store_n(&c->idle_ns, c->idle_ns + (time_now_ns() - since), __ATOMIC_RELEASE);
-    __atomic_store_n(&c->halt_since, 0, __ATOMIC_RELEASE);
+    if (c->halt_since)
+        idle_record(c, c->idle_ns + (time_now_ns() - c->halt_since), 0);
 }
 
 /* Runs the first runnable thread, or the idle thread if there is none.
@@ -346,7 +357,7 @@ static void idle_loop(void *unused)
             halted_cpus &= ~(1u << cpu_index());
         raw_spin_unlock(&sched_lock);
         if (nothing_to_run) {
-            __atomic_store_n(&this_sched()->halt_since, time_now_ns(), __ATOMIC_RELEASE);
+            idle_record(this_sched(), this_sched()->idle_ns, time_now_ns());
             safe_halt();
             irq_disable();
             halt_close(this_sched());
@@ -395,8 +406,8 @@ void sched_run_idle(struct thread *idle)
     panic("sched: the idle loop returned");
 }
 
-/* Another CPU may close its halt while this reads: a pair of reads that
- * changed meanwhile is read again. */
+/* Another CPU may open or close its halt while this reads: a record read
+ * mid-write (idle_record) is read again. */
 uint64_t sched_idle_ns(void)
 {
     uint64_t sum = 0, now = time_now_ns();
@@ -404,12 +415,13 @@ uint64_t sched_idle_ns(void)
     for (unsigned i = 0; i < smp_cpus_online(); i++) {
         const struct sched_cpu *c = &sched_cpus[i];
         uint64_t idle, since;
+        uint32_t seq;
 
         do {
-            since = __atomic_load_n(&c->halt_since, __ATOMIC_ACQUIRE);
+            seq = __atomic_load_n(&c->idle_seq, __ATOMIC_ACQUIRE);
             idle = __atomic_load_n(&c->idle_ns, __ATOMIC_ACQUIRE);
-        } while (since != __atomic_load_n(&c->halt_since, __ATOMIC_ACQUIRE) ||
-                 idle != __atomic_load_n(&c->idle_ns, __ATOMIC_ACQUIRE));
+            since = __atomic_load_n(&c->halt_since, __ATOMIC_ACQUIRE);
+        } while ((seq & 1) || seq != __atomic_load_n(&c->idle_seq, __ATOMIC_ACQUIRE));
         sum += idle + (since && now > since ? now - since : 0);
     }
     return sum;
