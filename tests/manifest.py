@@ -28,7 +28,7 @@ TOOLS = [
     "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
     "pytest-3 tests/tools/test_dom0_template.py",
     "pytest-3 tests/tools/test_doclinks.py",
-    "python3 tests/tools/test_prose_check.py",
+    "pytest-3 tests/tools/test_prose_check.py",
     "python3 tests/tools/test_run_args.py",
     "python3 tests/tools/test_tool_cli.py",
     "python3 tests/tools/test_results_format.py",
