@@ -23,7 +23,7 @@ TOOLS = [
     "tests/tools/test_ksyms.sh",
     "tests/tools/test_build.sh",
     "pytest-3 tests/tools/test_layout.py",
-    "python3 tests/tools/test_tool_files.py",
+    "pytest-3 tests/tools/test_tool_files.py",
     "pytest-3 tests/tools/test_paths.py",
     "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
     "pytest-3 tests/tools/test_dom0_template.py",
@@ -86,7 +86,7 @@ QUICK = {
     "unit": GROUPS["unit"],
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
         "pytest-3 tests/tools/test_layout.py",
-        "python3 tests/tools/test_tool_files.py",
+        "pytest-3 tests/tools/test_tool_files.py",
         "pytest-3 tests/tools/test_paths.py",
         "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
         "pytest-3 tests/tools/test_dom0_template.py",
