@@ -29,7 +29,7 @@ TOOLS = [
     "pytest-3 tests/tools/test_dom0_template.py",
     "pytest-3 tests/tools/test_doclinks.py",
     "pytest-3 tests/tools/test_prose_check.py",
-    "python3 tests/tools/test_run_args.py",
+    "pytest-3 tests/tools/test_run_args.py",
     "python3 tests/tools/test_tool_cli.py",
     "python3 tests/tools/test_results_format.py",
     "python3 tests/tools/test_diskcheck.py",
