@@ -22,14 +22,10 @@ TOOLS = [
     "tests/tools/test_tour.sh",
     "tests/tools/test_ksyms.sh",
     "tests/tools/test_build.sh",
-    "pytest-3 tests/tools/test_layout.py",
-    "pytest-3 tests/tools/test_tool_files.py",
-    "pytest-3 tests/tools/test_paths.py",
-    "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
-    "pytest-3 tests/tools/test_dom0_template.py",
-    "pytest-3 tests/tools/test_doclinks.py",
-    "pytest-3 tests/tools/test_prose_check.py",
-    "pytest-3 tests/tools/test_run_args.py",
+    "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
+    "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
+    "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
+    "tests/tools/test_prose_check.py tests/tools/test_run_args.py",
     "python3 tests/tools/test_tool_cli.py",
     "python3 tests/tools/test_results_format.py",
     "python3 tests/tools/test_diskcheck.py",
@@ -37,8 +33,7 @@ TOOLS = [
     "pytest-3 tests/tools/test_result_lines.py",
     "python3 tests/tools/test_bench_linux.py",
     "python3 tests/tools/test_linux_net.py",
-    "pytest-3 tests/tools/test_gdb.py",
-    "pytest-3 tests/tools/test_try_it.py",
+    "pytest-3 tests/tools/test_gdb.py tests/tools/test_try_it.py",
     "tools/tour --check",
     "python3 tests/pv/test_expected_sites.py",
     "python3 tests/pv/test_platform_sites.py",
@@ -85,13 +80,10 @@ GROUPS = {
 QUICK = {
     "unit": GROUPS["unit"],
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
-        "pytest-3 tests/tools/test_layout.py",
-        "pytest-3 tests/tools/test_tool_files.py",
-        "pytest-3 tests/tools/test_paths.py",
-        "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
-        "pytest-3 tests/tools/test_dom0_template.py",
-        "pytest-3 tests/tools/test_doclinks.py",
-        "pytest-3 tests/tools/test_result_lines.py",
+        "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
+        "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
+        "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
+        "tests/tools/test_result_lines.py",
         "python3 tests/tools/test_bench_linux.py",
         "python3 tests/tools/test_linux_net.py",
         "python3 tests/pv/test_expected_sites.py",
