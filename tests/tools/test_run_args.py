@@ -244,7 +244,8 @@ def test_xen_extra_ends_xens_line(monkeypatch):
     monkeypatch.setenv("PATCHBAY_XEN_EXTRA", " sched=credit  sched_ratelimit_us=0 ")
     line = run_xen.xen_cmdline(args("--xen", "--smp", "1"))
     assert line == "console=com1 com1=115200 dom0_mem=64M guest_loglvl=all loglvl=all " \
-        "sched=credit sched_ratelimit_us=0", "PATCHBAY_XEN_EXTRA: its words at the end of Xen's line"
+        "sched=credit sched_ratelimit_us=0", \
+        "PATCHBAY_XEN_EXTRA: its words at the end of Xen's line"
 
 
 def machine(*argv):
@@ -270,7 +271,8 @@ MACHINES = [
     # A PVH domU of two vCPUs: one thread, unless asked (docs/pvh.md).
     ("--domu --pvh --smp 2: single-threaded", ["--domu", "--pvh", "--smp", "2"],
      ("tcg,thread=single", "2")),
-    ("--domu --pvh --host-cpus 2 (one vCPU): multi-threaded", ["--domu", "--pvh", "--host-cpus", "2"],
+    ("--domu --pvh --host-cpus 2 (one vCPU): multi-threaded",
+     ["--domu", "--pvh", "--host-cpus", "2"],
      ("tcg,thread=multi", "2")),
     ("--xen --pvh --smp 2 (dom0): multi-threaded", ["--xen", "--pvh", "--smp", "2"],
      ("tcg,thread=multi", "2")),
