@@ -22,23 +22,18 @@ TOOLS = [
     "tests/tools/test_tour.sh",
     "tests/tools/test_ksyms.sh",
     "tests/tools/test_build.sh",
-    "python3 tests/tools/test_layout.py",
-    "python3 tests/tools/test_tool_files.py",
-    "python3 tests/tools/test_paths.py",
-    "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
-    "python3 tests/tools/test_dom0_template.py",
-    "python3 tests/tools/test_doclinks.py",
-    "python3 tests/tools/test_prose_check.py",
-    "python3 tests/tools/test_run_args.py",
+    "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
+    "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
+    "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
+    "tests/tools/test_prose_check.py tests/tools/test_run_args.py",
     "python3 tests/tools/test_tool_cli.py",
     "python3 tests/tools/test_results_format.py",
     "python3 tests/tools/test_diskcheck.py",
     "python3 tests/tools/test_udpclient.py",
-    "python3 tests/tools/test_result_lines.py",
+    "pytest-3 tests/tools/test_result_lines.py",
     "python3 tests/tools/test_bench_linux.py",
     "python3 tests/tools/test_linux_net.py",
-    "python3 tests/tools/test_gdb.py",
-    "python3 tests/tools/test_try_it.py",
+    "pytest-3 tests/tools/test_gdb.py tests/tools/test_try_it.py",
     "tools/tour --check",
     "python3 tests/pv/test_expected_sites.py",
     "python3 tests/pv/test_platform_sites.py",
@@ -85,13 +80,10 @@ GROUPS = {
 QUICK = {
     "unit": GROUPS["unit"],
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
-        "python3 tests/tools/test_layout.py",
-        "python3 tests/tools/test_tool_files.py",
-        "python3 tests/tools/test_paths.py",
-        "pytest-3 tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py",
-        "python3 tests/tools/test_dom0_template.py",
-        "python3 tests/tools/test_doclinks.py",
-        "python3 tests/tools/test_result_lines.py",
+        "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
+        "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
+        "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
+        "tests/tools/test_result_lines.py",
         "python3 tests/tools/test_bench_linux.py",
         "python3 tests/tools/test_linux_net.py",
         "python3 tests/pv/test_expected_sites.py",

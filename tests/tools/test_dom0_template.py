@@ -3,20 +3,13 @@
 may share a saved dom0: not when their QEMU arguments, Xen, dom0's kernel or
 initramfs, or their disk's size or access differ; yes when only their
 working directories or their disks' paths do. And the runs that take no
-template: not --domu, --icount, --gdb. Ends with "N passed, N failed"."""
+template: not --domu, --icount, --gdb."""
 
 import argparse
 import os
-import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, summary  # noqa: E402
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from pbtools.run import dom0_template  # noqa: E402
+import pytest
+from pbtools.run import dom0_template
 
 
 def workdir(root, name, xen=b"XEN", vmlinux=b"LINUX", initrd=b"INITRD"):
@@ -52,32 +45,55 @@ def key(work, disk_path=None, ro=False, **kw):
                                       os.path.join(work, "initrd.stamp"))
 
 
-def main():
-    with tempfile.TemporaryDirectory() as d:
-        a, b = workdir(d, "run-a"), workdir(d, "run-b")
-        check("two runs' working directories: one key", key(a) == key(b))
-        check("another Xen command line: another key", key(a) != key(a, append="dom0_mem=512M"))
-        for what in ("xen", "vmlinux", "initrd"):
-            other = workdir(d, "run-" + what, **{what: b"OTHER"})
-            check("another %s: another key" % what, key(other) != key(a))
-        small, small2, big = disk(d, "x.img", 4 << 20), disk(d, "y.img", 4 << 20), disk(
-            d, "z.img", 8 << 20)
-        check("two disks of one size at other paths: one key", key(a, small) == key(b, small2))
-        check("a disk of another size: another key", key(a, small) != key(a, big))
-        check("a read-only disk: another key", key(a, small) != key(a, small, ro=True))
-        check("a disk or none: another key", key(a, small) != key(a))
-    for argv, want in ((dict(domu=False, icount=False, gdb=False), None),
-                       (dict(domu=True, icount=True, gdb=False), None),
-                       (dict(domu=True, icount=False, gdb=True), None),
-                       (dict(domu=True, icount=False, gdb=False), "template")):
-        got = dom0_template.mode_for(argparse.Namespace(**argv))
-        check("%s: %s" % (", ".join(k for k, v in argv.items() if v) or "native",
-                          want or "no template"), got == want, got)
-    os.environ["PATCHBAY_DOM0_TEMPLATES"] = "off"
+@pytest.fixture
+def runs(tmp_path):
+    """Two runs' working directories, a and b, alike but for their paths."""
+    return str(tmp_path), workdir(str(tmp_path), "run-a"), workdir(str(tmp_path), "run-b")
+
+
+def test_two_working_directories_one_key(runs):
+    _, a, b = runs
+    assert key(a) == key(b), "two runs' working directories: one key"
+
+
+def test_another_xen_command_line_another_key(runs):
+    _, a, _ = runs
+    assert key(a) != key(a, append="dom0_mem=512M"), "another Xen command line: another key"
+
+
+@pytest.mark.parametrize("what", ("xen", "vmlinux", "initrd"))
+def test_another_file_another_key(runs, what):
+    d, a, _ = runs
+    other = workdir(d, "run-" + what, **{what: b"OTHER"})
+    assert key(other) != key(a), "another %s: another key" % what
+
+
+def test_disks(runs):
+    d, a, b = runs
+    small, small2, big = disk(d, "x.img", 4 << 20), disk(d, "y.img", 4 << 20), disk(
+        d, "z.img", 8 << 20)
+    assert key(a, small) == key(b, small2), "two disks of one size at other paths: one key"
+    assert key(a, small) != key(a, big), "a disk of another size: another key"
+    assert key(a, small) != key(a, small, ro=True), "a read-only disk: another key"
+    assert key(a, small) != key(a), "a disk or none: another key"
+
+
+MODES = ((dict(domu=False, icount=False, gdb=False), None),
+         (dict(domu=True, icount=True, gdb=False), None),
+         (dict(domu=True, icount=False, gdb=True), None),
+         (dict(domu=True, icount=False, gdb=False), "template"))
+
+
+@pytest.mark.parametrize("argv,want", MODES, ids=[
+    ",".join(k for k, v in argv.items() if v) or "native" for argv, _ in MODES])
+def test_mode(monkeypatch, argv, want):
+    monkeypatch.delenv("PATCHBAY_DOM0_TEMPLATES", raising=False)
+    got = dom0_template.mode_for(argparse.Namespace(**argv))
+    assert got == want, "%s: %s" % (", ".join(k for k, v in argv.items() if v) or "native",
+                                    want or "no template")
+
+
+def test_templates_off_boots_fresh(monkeypatch):
+    monkeypatch.setenv("PATCHBAY_DOM0_TEMPLATES", "off")
     got = dom0_template.mode_for(argparse.Namespace(domu=True, icount=False, gdb=False))
-    check("PATCHBAY_DOM0_TEMPLATES=off: a fresh boot", got == "fresh", got)
-    return summary()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert got == "fresh", "PATCHBAY_DOM0_TEMPLATES=off: a fresh boot"

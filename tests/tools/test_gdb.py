@@ -8,25 +8,22 @@ memory are its bytes as linked; after, they are its own platform's form
 platform's, and pb-site names that form. The run ends as gdb's kill ends
 it (status 101, "patchbay: FAIL gdb killed QEMU"), and no QEMU is left.
 
---swap expects each platform to write the other's form: the "after"
-checks must then fail (the negative control; exit 1).
-Ends with "N passed, N failed"."""
+`pytest-3 tests/tools/test_gdb.py --swap` expects each platform to write
+the other's form: the "after" tests must then fail (the negative control;
+exit 1)."""
 
-import os
 import re
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.run.gdb_watch import watch_site  # noqa: E402
-from report import check, summary  # noqa: E402
+import pytest
+from pbtools.run.gdb_watch import watch_site
 
 OP, FUNCTION = "irq_disable", "spin_lock_irqsave"  # a cli site
 # platform: (the label of the form it writes, the other platform's)
 FORMS = {"native": ("native:", "xen-pv:"), "xen": ("xen-pv:", "native:")}
 TIMEOUT = 180  # seconds, for tools/run and for gdb
+# Each test's limit, its platform's watch included; waiting for a free CPU
+# on a loaded machine makes it longer than the watch's own time-outs.
+pytestmark = pytest.mark.timeout(900)
 ROW = re.compile(r"^  (\S.*?)\s{2,}((?:[0-9a-f]{2} )*[0-9a-f]{2})  (.*)$")
 
 
@@ -47,38 +44,63 @@ def row(table, prefix):
     return next((v for k, v in table.items() if k.startswith(prefix)), (None, ""))
 
 
-def check_platform(platform, swap):
-    """One watch on platform, and what it must show."""
-    own, other = FORMS[platform][::-1] if swap else FORMS[platform]
-    s = watch_site(platform, OP, FUNCTION, TIMEOUT)
-    name = "%s: " % platform
-    found = tables(s.transcript)
-    if not check(name + "gdb showed the site before and after the patcher", len(found) == 2,
-                 "tools/run's stderr:\n%s\ngdb:\n%s" % (s.errors, s.transcript)):
-        found = [{}, {}]
-    before, after = found[:2]
+class Watched:
+    """One watch on a platform, and the forms it must and must not show."""
+
+    def __init__(self, platform, swap):
+        self.platform = platform
+        self.own, self.other = FORMS[platform][::-1] if swap else FORMS[platform]
+        self.site = watch_site(platform, OP, FUNCTION, TIMEOUT)
+        self.found = tables(self.site.transcript)
+
+    def tables(self):
+        """The tables before and after the patcher; fails the test without both."""
+        assert len(self.found) == 2, \
+            "%s: gdb showed the site before and after the patcher; " \
+            "tools/run's stderr:\n%s\ngdb:\n%s" % (self.platform, self.site.errors,
+                                                  self.site.transcript)
+        return self.found
+
+
+@pytest.fixture(scope="module", params=list(FORMS))
+def watched(request):
+    """The platform's watch, once for all its tests."""
+    return Watched(request.param, request.config.getoption("swap"))
+
+
+def test_site_shown_before_and_after(watched):
+    watched.tables()
+
+
+def test_before_bytes_as_linked(watched):
+    before = watched.tables()[0]
     now, linked = row(before, "now"), row(before, "as linked")
-    check(name + "before: the bytes as linked", now[0] and now[0] == linked[0]
-          and now[1] == "= as linked", "%s, as linked %s" % (now, linked))
-    now, mine, theirs = row(after, "now"), row(after, own), row(after, other)
-    check(name + "after: %s form, named so" % own.rstrip(":"),
-          now[0] and now[0] == mine[0] and own in now[1], "%s, %s %s" % (now, own, mine))
-    check(name + "after: not %s form, nor as linked" % other.rstrip(":"),
-          now[0] and now[0] not in (theirs[0], row(after, "as linked")[0]),
-          "%s, %s %s" % (now, other, theirs))
-    check(name + "the run ends as gdb's kill ends it", s.ended_by_kill(),
-          "status %s, verdicts %s" % (s.status, s.verdicts()))
-    check(name + "no QEMU left running", not s.stray, "killed %s" % s.stray)
+    assert now[0] and now[0] == linked[0] and now[1] == "= as linked", \
+        "%s: before: the bytes as linked: %s, as linked %s" % (watched.platform, now, linked)
 
 
-def main():
-    swap = sys.argv[1:] == ["--swap"]
-    if sys.argv[1:] and not swap:
-        sys.exit("usage: test_gdb.py [--swap]")
-    for platform in FORMS:
-        check_platform(platform, swap)
-    sys.exit(summary())
+def test_after_own_form_named_so(watched):
+    after, own = watched.tables()[1], watched.own
+    now, mine = row(after, "now"), row(after, own)
+    assert now[0] and now[0] == mine[0] and own in now[1], \
+        "%s: after: %s form, named so: %s, %s %s" % (watched.platform, own.rstrip(":"), now,
+                                                     own, mine)
 
 
-if __name__ == "__main__":
-    main()
+def test_after_not_other_form_nor_as_linked(watched):
+    after, other = watched.tables()[1], watched.other
+    now, theirs = row(after, "now"), row(after, other)
+    assert now[0] and now[0] not in (theirs[0], row(after, "as linked")[0]), \
+        "%s: after: not %s form, nor as linked: %s, %s %s" % (
+            watched.platform, other.rstrip(":"), now, other, theirs)
+
+
+def test_run_ends_as_gdbs_kill_ends_it(watched):
+    s = watched.site
+    assert s.ended_by_kill(), "%s: the run ends as gdb's kill ends it: status %s, verdicts %s" % (
+        watched.platform, s.status, s.verdicts())
+
+
+def test_no_qemu_left_running(watched):
+    assert not watched.site.stray, "%s: no QEMU left running: killed %s" % (
+        watched.platform, watched.site.stray)

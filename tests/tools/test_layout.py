@@ -12,18 +12,15 @@ program that is not kernel code, such as the benchmark program for Linux,
 lives in a directory of its own (linux-user/), where the kernel's checks
 do not count it as theirs. pv/ is a floor below kernel/: its files
 include no kernel/ header but the few named below with the reason (a
-kernel service built on pv/, such as live patching, lives in kernel/).
-Ends with "N passed, N failed"."""
+kernel service built on pv/, such as live patching, lives in kernel/)."""
 
 import os
 import re
 import subprocess
-import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, summary  # noqa: E402
 
 # Native files with no Xen twin, and why.
 NATIVE_ONLY = {
@@ -59,20 +56,6 @@ def kernel_c():
     return m.group(1).split() if m else []
 
 
-def check_kernel_dirs():
-    built = set(kernel_c())
-    check("the Makefile's KERNEL_C lists the kernel's C files", bool(built))
-    strays = []
-    for d in sorted({f.split("/")[0] for f in built}):
-        for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
-            strays += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in sorted(names)
-                       if n.endswith(".c")]
-    strays = [f for f in strays if f not in built]
-    check("every .c under the kernel's directories is built into the kernel", not strays,
-          "not in KERNEL_C: %s (a program that is not kernel code belongs outside the "
-          "kernel's directories)" % ", ".join(strays))
-
-
 def pv_kernel_includes(root):
     """[(pv file, kernel/ header)] for every kernel/ header a pv/ file
     includes that PV_MAY_INCLUDE does not name."""
@@ -91,37 +74,70 @@ def pv_kernel_includes(root):
     return found
 
 
-def main():
+def readme_rows():
     with open(os.path.join(ROOT, "docs", "README.md")) as f:
-        rows = layout_rows(f.read())
-    check("docs/README.md has a layout table", bool(rows), "no rows under '## The tree'")
-    for d in rows:
-        check(f"{d}/ exists", os.path.isdir(os.path.join(ROOT, d)))
-    top = {e for e in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, e))
-           and not e.startswith(".") and e != "build"}
-    for d in sorted(top):
-        check(f"{d}/ is in the layout table", any(r.split("/")[0] == d for r in rows))
-    for d in ("arch/x86/native", "xen", "xen/pv", "xen/pvh"):
-        check(f"{d}/ is in the layout table", d in rows)
-        for name in re.findall(r"`([a-z_0-9]+)`", rows.get(d, "")):
-            path = os.path.join(ROOT, d, name + ".c")
-            check(f"{d}/{name}.c exists", os.path.isfile(path))
-    native, xen, pv, pvh = ({f for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c")}
-                            for d in ("arch/x86/native", "xen", "xen/pv", "xen/pvh"))
-    for f in sorted(native - set(NATIVE_ONLY)):
-        check(f"arch/x86/native/{f} has a twin xen/pv/{f} or xen/{f}", f in pv or f in xen)
-    for f in sorted(pvh - set(PVH_ONLY)):
-        check(f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}", f in native or f in pv)
-    check_kernel_dirs()
-    reaching_up = pv_kernel_includes(ROOT)
-    for path, inc in reaching_up:
-        check(f"{path} includes only what pv/ may of kernel/", False,
-              f"{inc} is not one of " + ", ".join(sorted(PV_MAY_INCLUDE))
-              + "; a kernel service built on pv/ belongs in kernel/")
-    if not reaching_up:
-        check("pv/ includes no kernel/ header but " + ", ".join(sorted(PV_MAY_INCLUDE)), True)
-    return summary()
+        return layout_rows(f.read())
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+ROWS = readme_rows()
+TOP = sorted(e for e in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, e))
+             and not e.startswith(".") and e != "build")
+BACKENDS = ("arch/x86/native", "xen", "xen/pv", "xen/pvh")
+NAMED = [(d, name) for d in BACKENDS for name in re.findall(r"`([a-z_0-9]+)`", ROWS.get(d, ""))]
+NATIVE, XEN, PV, PVH = ({f for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c")}
+                        for d in BACKENDS)
+
+
+def test_readme_has_a_layout_table():
+    assert ROWS, "no rows under '## The tree'"
+
+
+@pytest.mark.parametrize("d", sorted(ROWS))
+def test_listed_directory_exists(d):
+    assert os.path.isdir(os.path.join(ROOT, d)), f"{d}/ exists"
+
+
+@pytest.mark.parametrize("d", TOP)
+def test_top_directory_is_in_the_layout_table(d):
+    assert any(r.split("/")[0] == d for r in ROWS), f"{d}/ is in the layout table"
+
+
+@pytest.mark.parametrize("d", BACKENDS)
+def test_backend_is_in_the_layout_table(d):
+    assert d in ROWS, f"{d}/ is in the layout table"
+
+
+@pytest.mark.parametrize("d,name", NAMED, ids=["%s/%s.c" % n for n in NAMED])
+def test_named_backend_file_exists(d, name):
+    assert os.path.isfile(os.path.join(ROOT, d, name + ".c")), f"{d}/{name}.c exists"
+
+
+@pytest.mark.parametrize("f", sorted(NATIVE - set(NATIVE_ONLY)))
+def test_native_file_has_a_xen_twin(f):
+    assert f in PV or f in XEN, f"arch/x86/native/{f} has a twin xen/pv/{f} or xen/{f}"
+
+
+@pytest.mark.parametrize("f", sorted(PVH - set(PVH_ONLY)))
+def test_pvh_file_has_a_twin(f):
+    assert f in NATIVE or f in PV, f"xen/pvh/{f} has a twin arch/x86/native/{f} or xen/pv/{f}"
+
+
+def test_every_kernel_c_file_is_built():
+    built = set(kernel_c())
+    assert built, "the Makefile's KERNEL_C lists the kernel's C files"
+    strays = []
+    for d in sorted({f.split("/")[0] for f in built}):
+        for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
+            strays += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in sorted(names)
+                       if n.endswith(".c")]
+    strays = [f for f in strays if f not in built]
+    assert not strays, ("every .c under the kernel's directories is built into the kernel; "
+                        "not in KERNEL_C: %s (a program that is not kernel code belongs "
+                        "outside the kernel's directories)" % ", ".join(strays))
+
+
+def test_pv_includes_only_what_it_may_of_kernel():
+    reaching_up = ["%s includes %s" % found for found in pv_kernel_includes(ROOT)]
+    assert not reaching_up, (
+        "pv/ includes no kernel/ header but " + ", ".join(sorted(PV_MAY_INCLUDE))
+        + " (a kernel service built on pv/ belongs in kernel/): " + "; ".join(reaching_up))

@@ -5,7 +5,7 @@ fail at their file and line, and the same pages put right pass; a copy of
 docs/start.md with one of its old, stale sentences put back fails where
 the real page passes; a tour passage in a scratch tree is checked too; an
 exemption lets one claim through, and one that matches nothing, or gives
-no reason, fails; an acronym the glossary does not define fails. Ends with "N passed, N failed"; exits 1 if any failed."""
+no reason, fails; an acronym the glossary does not define fails."""
 
 import os
 import re
@@ -13,15 +13,20 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.docs import prose_check  # noqa: E402
-from pbtools.docs import prose_facts  # noqa: E402
-from report import check, summary  # noqa: E402
+import pytest
+from pbtools.docs import prose_check
+from pbtools.docs import prose_facts
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
+
+
+@pytest.fixture(scope="module")
+def facts():
+    """What the image says, read once for the file."""
+    if not os.path.exists(IMAGE):
+        pytest.fail("build/patchbay.elf not found; run make")
+    return prose_facts.Facts(IMAGE)
 
 
 def problems_of(facts, path, text):
@@ -59,41 +64,59 @@ An `irq_enable` site is a 25-byte site.
 """
 
 
-def test_pages(facts):
+# What the wrong page must fail with: its line, and what the problem there says.
+WRONG_FAILS = [
+    ("a wrong byte sequence fails at its line, with what the image has",
+     3, "0f 1f 84 00 00 00 00 00 fa"),
+    ("a wrong mode count fails at its line, naming the four modes",
+     5, "4 modes (trap, hypercall, batch, swap)"),
+    ("a wrong site length fails at its line", 7, "25 bytes long"),
+]
+
+
+@pytest.mark.parametrize("name,line,says", WRONG_FAILS, ids=["bytes", "modes", "length"])
+def test_wrong_page_fails_at_its_line(facts, name, line, says):
     found = problems_of(facts, "/fixture/page.md", WRONG)
-    text = "\n".join(str(p) for p in found)
-    check("a wrong byte sequence fails at its line, with what the image has",
-          any(p.line == 3 and "0f 1f 84 00 00 00 00 00 fa" in p.text for p in found), text)
-    check("a wrong mode count fails at its line, naming the four modes",
-          any(p.line == 5 and "4 modes (trap, hypercall, batch, swap)" in p.text for p in found),
-          text)
-    check("a wrong site length fails at its line",
-          any(p.line == 7 and "25 bytes long" in p.text for p in found), text)
-    check("an option list without a mode, and a wrong default, fail at their line",
-          lines_of(found).count(11) == 2, text)
-    check("the failures name the file and line", all(str(p).startswith("/fixture/page.md:")
-                                                      for p in found) and len(found) == 5, text)
+    assert any(p.line == line and says in p.text for p in found), \
+        name + ":\n" + "\n".join(map(str, found))
+
+
+def test_wrong_option_list_fails_at_its_line(facts):
+    found = problems_of(facts, "/fixture/page.md", WRONG)
+    assert lines_of(found).count(11) == 2, \
+        "an option list without a mode, and a wrong default, fail at their line:\n" \
+        + "\n".join(map(str, found))
+
+
+def test_failures_name_file_and_line(facts):
+    found = problems_of(facts, "/fixture/page.md", WRONG)
+    assert all(str(p).startswith("/fixture/page.md:") for p in found) and len(found) == 5, \
+        "the failures name the file and line:\n" + "\n".join(map(str, found))
+
+
+def test_page_put_right_passes(facts):
     right = problems_of(facts, "/fixture/page.md", RIGHT)
-    check("the same page put right passes", right == [], "\n".join(map(str, right)))
+    assert right == [], "the same page put right passes:\n" + "\n".join(map(str, right))
 
 
 def test_stale_start_page(facts):
     """docs/start.md passes; with one of its old sentences back, it fails there."""
     path = os.path.join(ROOT, "docs", "start.md")
-    text = open(path).read()
-    check("docs/start.md passes", problems_of(facts, path, text) == [])
+    with open(path) as f:
+        text = f.read()
+    assert problems_of(facts, path, text) == [], "docs/start.md passes"
     now = "a 3-byte NOP (`0f 1f 00`) to the 9 bytes the longest replacement needs."
     stale = text.replace(now, "`90` (NOP) to the 9 bytes the longest replacement needs.")
     found = problems_of(facts, path, stale)
     line = stale[:stale.index("`90` (NOP)")].count("\n") + 1
-    check("start.md with 'padded with `90` (NOP)' put back fails at that line",
-          now in text and [p.line for p in found] == [line] and "0f 1f 00" in found[0].text,
-          "\n".join(map(str, found)))
+    assert now in text and [p.line for p in found] == [line] and "0f 1f 00" in found[0].text, \
+        "start.md with 'padded with `90` (NOP)' put back fails at that line:\n" \
+        + "\n".join(map(str, found))
     order = text.replace("one 8-byte NOP, then `fa`, `cli` itself", "`fa` is `cli` itself, "
                          "then one 8-byte NOP")
     found = problems_of(facts, path, order)
-    check("start.md with the NOP after the cli again fails", order != text and len(found) == 1,
-          "\n".join(map(str, found)))
+    assert order != text and len(found) == 1, \
+        "start.md with the NOP after the cli again fails:\n" + "\n".join(map(str, found))
 
 
 def test_tour(facts):
@@ -119,25 +142,30 @@ def test_tour(facts):
         finally:
             prose_check.tour.ROOT = saved
     text = "\n".join(map(str, found))
-    check("a passage's 'padded ... to 7' and stale bytes fail at their source lines",
-          lines_of(found) == [3, 3, 4] and all(p.path.endswith("pv/site.c") for p in found), text)
+    assert lines_of(found) == [3, 3, 4] and all(p.path.endswith("pv/site.c") for p in found), \
+        "a passage's 'padded ... to 7' and stale bytes fail at their source lines:\n" + text
 
 
-def test_exemptions(facts):
+def test_exemption_lets_its_claim_through(facts):
     exempt = ("<!-- prose-check: exempt \"`e6 80`\": an op that exists only in a copy -->\n"
               "A worked example writes `e6 80` (`out %al, $0x80`).\n")
-    check("an exemption lets its claim through",
-          problems_of(facts, "/f.md", exempt) == [] and
-          len(problems_of(facts, "/f.md", exempt.split("\n", 1)[1])) == 1)
+    assert problems_of(facts, "/f.md", exempt) == [], "an exemption lets its claim through"
+    assert len(problems_of(facts, "/f.md", exempt.split("\n", 1)[1])) == 1, \
+        "which fails without it"
+
+
+def test_exemption_matching_no_claim_fails(facts):
     stale = "<!-- prose-check: exempt \"`e6 81`\": gone -->\nNo bytes here.\n"
     found = problems_of(facts, "/f.md", stale)
-    check("an exemption that matches no claim fails",
-          [(p.line, p.text) for p in found] == [(1, "exemption matches no claim")],
-          "\n".join(map(str, found)))
+    assert [(p.line, p.text) for p in found] == [(1, "exemption matches no claim")], \
+        "an exemption that matches no claim fails:\n" + "\n".join(map(str, found))
+
+
+def test_exemption_without_reason_fails(facts):
     bare = "<!-- prose-check: exempt figures -->\nIt costs 12345 instructions.\n"
     found = problems_of(facts, "/f.md", bare)
-    check("an exemption without a reason fails",
-          any(p.text == "exemption without a reason" for p in found), "\n".join(map(str, found)))
+    assert any(p.text == "exemption without a reason" for p in found), \
+        "an exemption without a reason fails:\n" + "\n".join(map(str, found))
 
 
 def test_terms(facts):
@@ -148,34 +176,42 @@ def test_terms(facts):
     text = ("A shootdown is an IPI to each CPU, then a wait on the QXR.\n\n"
             "See `QXR_BASE` and QXR.md; the L1 table, not the L7 one.\n")
     found = problems_of(facts, "/f.md", text)
-    check("an undefined acronym fails at its line, defined and known ones pass",
-          sorted((p.line, p.text.split(":")[0]) for p in found) == [(1, "QXR"), (3, "L7")],
-          "\n".join(map(str, found)))
+    assert sorted((p.line, p.text.split(":")[0]) for p in found) == [(1, "QXR"), (3, "L7")], \
+        "an undefined acronym fails at its line, defined and known ones pass:\n" \
+        + "\n".join(map(str, found))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "glossary.md")
-        gloss = open(prose_check.GLOSSARY).read()
+        with open(prose_check.GLOSSARY) as f:
+            gloss = f.read()
         start = gloss.index("### IPI\n")
         with open(path, "w") as f:
             f.write(gloss[:start] + gloss[gloss.index("\n### ", start + 1) + 1:])
         units = prose_check.markdown_units("/f.md", text)
         found = prose_check.check_units(units, facts, lambda _: prose_check.figure_pool([]),
                                         prose_check.glossary.vocabulary(path))
-    check("with the IPI entry taken out of the glossary, IPI fails too",
-          sorted(p.text.split(":")[0] for p in found) == ["IPI", "L7", "QXR"],
-          "\n".join(map(str, found)))
+    assert sorted(p.text.split(":")[0] for p in found) == ["IPI", "L7", "QXR"], \
+        "with the IPI entry taken out of the glossary, IPI fails too:\n" \
+        + "\n".join(map(str, found))
+
+
+def test_terms_exemption(facts):
     exempt = "<!-- prose-check: exempt terms: a made-up register -->\nThe QXR.\n"
-    check("an exemption of kind terms lets the word through",
-          problems_of(facts, "/f.md", exempt) == [])
+    assert problems_of(facts, "/f.md", exempt) == [], \
+        "an exemption of kind terms lets the word through"
 
 
-def test_decoding(facts):
+def test_instruction_must_be_what_bytes_decode_to(facts):
     found = problems_of(facts, "/f.md", "Natively `irq_disable` is `fa`, `sti` itself.\n")
-    check("an instruction named beside bytes must be what they decode to",
-          len(found) == 1 and "decode to `cli`" in found[0].text, "\n".join(map(str, found)))
+    assert len(found) == 1 and "decode to `cli`" in found[0].text, \
+        "an instruction named beside bytes must be what they decode to:\n" \
+        + "\n".join(map(str, found))
+
+
+def test_direct_call_sites_do_not_make_fails(facts):
     found = problems_of(facts, "/f.md", "Under Xen, `irq_enable` becomes "
                         "`call xen_pv_irq_enable`.\n")
-    check("a direct call an op's sites do not make fails",
-          len(found) == 1 and "xen_pv_force_upcall" in found[0].text, "\n".join(map(str, found)))
+    assert len(found) == 1 and "xen_pv_force_upcall" in found[0].text, \
+        "a direct call an op's sites do not make fails:\n" + "\n".join(map(str, found))
 
 
 def test_command_line():
@@ -183,27 +219,8 @@ def test_command_line():
         f.write(WRONG)
         f.flush()
         p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "prose_check.py"),
-                            f.name], capture_output=True, text=True)
+                            f.name], capture_output=True, text=True, timeout=300)
     lines = [l for l in p.stdout.splitlines() if re.match(r"^\S+\.md:\d+: ", l)]
-    check("tools/prose_check.py exits 1 with one FILE:LINE: line per claim",
-          p.returncode == 1 and len(lines) == 5 and p.stdout.rstrip().endswith(
-              "0 passed, 1 failed"), p.stdout + p.stderr)
-
-
-def main():
-    if not os.path.exists(IMAGE):
-        print("test_prose_check: build/patchbay.elf not found; run make", file=sys.stderr)
-        return 1
-    facts = prose_facts.Facts(IMAGE)
-    test_pages(facts)
-    test_stale_start_page(facts)
-    test_tour(facts)
-    test_exemptions(facts)
-    test_decoding(facts)
-    test_terms(facts)
-    test_command_line()
-    return summary()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert p.returncode == 1 and len(lines) == 5 and p.stdout.rstrip().endswith(
+        "0 passed, 1 failed"), \
+        "tools/prose_check.py exits 1 with one FILE:LINE: line per claim:\n" + p.stdout + p.stderr

@@ -12,20 +12,16 @@ is read from the file as the C preprocessor leaves it. net_row() makes a
 network bench row of the net-stats: line and the peers' lines (patchbay's
 and Linux's with its `-` for what it cannot count, dom0's behind
 net-door: with ping's summary), and refuses a console without exactly
-one of each or with nothing echoed. Ends with
-"N passed, N failed"."""
+one of each or with nothing echoed."""
 
 import os
 import re
 import subprocess
-import sys
+
+import pytest
+from pbtools import result_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools import result_lines  # noqa: E402
-from report import check, summary  # noqa: E402
 
 # The starts of the lines result_lines reads, as tools/ asks for them.
 STARTS = ("bench: name=", "bench: detail=", "mmcounts: name=", "mmstats: ", "linux-bench: release=",
@@ -63,45 +59,64 @@ def refused(line, why):
     return False, "parsed as %s" % got
 
 
-def test_fields():
+def test_fields_types():
     r = result_lines.fields('name=save_fl iters=100000 min=4.00 unit=tsc_ticks failed="3 of 7"')
-    check("fields: whole numbers, decimals, words and quoted strings",
-          r == dict(name="save_fl", iters=100000, min=4.0, unit="tsc_ticks", failed="3 of 7")
-          and type(r["iters"]) is int and type(r["min"]) is float, r)
-    check("fields: a quoted number stays a string", result_lines.fields('why="12"') == {"why": "12"})
-    check("fields: in the line's order",
-          list(result_lines.fields("b=1 a=2 c=x")) == ["b", "a", "c"])
-    check("fields: a version is a word, not a number",
-          result_lines.fields("release=6.1.0-28-amd64 v=1.2.3") == dict(release="6.1.0-28-amd64",
-                                                                        v="1.2.3"))
+    assert r == dict(name="save_fl", iters=100000, min=4.0, unit="tsc_ticks", failed="3 of 7") \
+        and type(r["iters"]) is int and type(r["min"]) is float, \
+        "fields: whole numbers, decimals, words and quoted strings: %s" % r
 
 
-def test_records():
+def test_fields_quoted_number_stays_a_string():
+    assert result_lines.fields('why="12"') == {"why": "12"}
+
+
+def test_fields_in_the_lines_order():
+    assert list(result_lines.fields("b=1 a=2 c=x")) == ["b", "a", "c"]
+
+
+def test_fields_version_is_a_word():
+    assert result_lines.fields("release=6.1.0-28-amd64 v=1.2.3") == dict(
+        release="6.1.0-28-amd64", v="1.2.3"), "fields: a version is a word, not a number"
+
+
+def test_results_name_lines_only():
     found = result_lines.results(CONSOLE)
-    check("results: the name= lines only, in order, a trailing space or \\r ignored",
-          [r["name"] for r in found] == ["loop_overhead", "lock_contended", "xen_hypercall"]
-          and found[1]["min"] == 480.18 and found[2]["skipped"] == "runs on xen only", found)
+    assert [r["name"] for r in found] == ["loop_overhead", "lock_contended", "xen_hypercall"] \
+        and found[1]["min"] == 480.18 and found[2]["skipped"] == "runs on xen only", \
+        "results: the name= lines only, in order, a trailing space or \\r ignored: %s" % found
+
+
+def test_details_of_one_benchmark():
     mine = result_lines.details(CONSOLE, "lock_contended")
-    check("details: one benchmark's detail lines, not another's",
-          [d.get("rep") for d in mine] == [1, None] and mine[0]["acquisitions"] == 1000
-          and mine[1]["lock"] == "native ticket", mine)
+    assert [d.get("rep") for d in mine] == [1, None] and mine[0]["acquisitions"] == 1000 \
+        and mine[1]["lock"] == "native ticket", \
+        "details: one benchmark's detail lines, not another's: %s" % mine
+
+
+def test_records_every_line_of_a_tag():
     stats = result_lines.records(CONSOLE, "mmstats")
-    check("records: every line of a tag, with no first key",
-          stats == [dict(ptes=12, hypercalls=0, mc_entries_mean=0.0)], stats)
-    check("records: none in a console without them", result_lines.results("patchbay: PASS\n") == [])
+    assert stats == [dict(ptes=12, hypercalls=0, mc_entries_mean=0.0)], \
+        "records: every line of a tag, with no first key"
 
 
-def test_refused():
-    for name, line, why in [
-            ("free text after the fields",
-             "bench: name=x min=4.00 instructions per op", "no key=value at 'instructions"),
-            ("two spaces", "bench: name=x  min=4.00", "no key=value at ' min"),
-            ("an empty value", "bench: name=x unit= min=4.00", "no key=value at 'unit="),
-            ("a key twice", "bench: name=x min=1.00 min=2.00", "min given twice"),
-            ("an unclosed quote", 'bench: name=x failed="lost', "no key=value at 'failed"),
-            ("a quote inside a word", 'bench: name=x"y"', "no space after a value")]:
-        ok, detail = refused(line, why)
-        check("refused, naming the line: " + name, ok, detail)
+def test_records_none_without_them():
+    assert result_lines.results("patchbay: PASS\n") == []
+
+
+REFUSED = [
+    ("free text after the fields",
+     "bench: name=x min=4.00 instructions per op", "no key=value at 'instructions"),
+    ("two spaces", "bench: name=x  min=4.00", "no key=value at ' min"),
+    ("an empty value", "bench: name=x unit= min=4.00", "no key=value at 'unit="),
+    ("a key twice", "bench: name=x min=1.00 min=2.00", "min given twice"),
+    ("an unclosed quote", 'bench: name=x failed="lost', "no key=value at 'failed"),
+    ("a quote inside a word", 'bench: name=x"y"', "no space after a value")]
+
+
+@pytest.mark.parametrize("line,why", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+def test_refused_naming_the_line(line, why):
+    ok, detail = refused(line, why)
+    assert ok, detail
 
 
 NET_NATIVE = """\
@@ -130,31 +145,43 @@ def row_refused(console, why):
     return False, "made %s" % got
 
 
-def test_net_row():
+def test_net_row_native():
     r = result_lines.net_row(NET_NATIVE, "net_echo_w1", config="native-patched+net", icount=True)
-    check("net_row: patchbay natively, every figure per echoed packet", r == {
+    assert r == {
         "name": "net_echo_w1", "config": "native-patched+net", "net": {
             "packets": 500, "rtt_us": [40, 52, 900], "pps": 2000.0, "busy_ns_per_packet": 3000.0,
             "notifications_per_packet": 0.1, "interrupts_per_packet": 0.8,
-            "grant_ops_per_packet": 0.0, "ping_ms": None, "icount": True}}, r)
+            "grant_ops_per_packet": 0.0, "ping_ms": None, "icount": True}}, \
+        "net_row: patchbay natively, every figure per echoed packet"
+
+
+def test_net_row_linux_under_xen():
     r = result_lines.net_row(NET_XEN_LINUX, "net_ping", config="linux-domu+net")
-    check("net_row: Linux under Xen, - as null, dom0's lines and ping's summary", r["net"] == {
+    assert r["net"] == {
         "packets": 100, "rtt_us": [80, 95, 400], "pps": 2475.0, "busy_ns_per_packet": 30000.0,
         "notifications_per_packet": None, "interrupts_per_packet": 1.2,
-        "grant_ops_per_packet": None, "ping_ms": [0.21, 0.305, 1.02], "icount": False}, r)
-    stats = NET_NATIVE.splitlines()[3]
-    old_client = "udpclient: sent 5, received 5, wrong 0, lost 0, rtt min/median/max 1/2/3 us\n"
-    for name, console, why in [
-            ("no net-stats: line", "\n".join(NET_NATIVE.splitlines()[:3]), "0 net-stats: lines"),
-            ("two net-stats: lines", NET_NATIVE + stats + "\n", "2 net-stats: lines"),
-            ("a udpclient line without elapsed_ms", old_client + stats + "\n",
-             "0 udpclient counts lines"),
-            ("nothing echoed", NET_NATIVE.replace("echoed=500", "echoed=0"), "echoed=0"),
-            ("a field missing", NET_NATIVE.replace(" cpus=1", ""), "not echoed"),
-            ("- where a count must be", NET_NATIVE.replace("busy_ns=1500000", "busy_ns=-"),
-             "busy_ns=- is not a count")]:
-        ok, detail = row_refused(console, why)
-        check("net_row refuses: " + name, ok, detail)
+        "grant_ops_per_packet": None, "ping_ms": [0.21, 0.305, 1.02], "icount": False}, \
+        "net_row: Linux under Xen, - as null, dom0's lines and ping's summary"
+
+
+STATS = NET_NATIVE.splitlines()[3]
+OLD_CLIENT = "udpclient: sent 5, received 5, wrong 0, lost 0, rtt min/median/max 1/2/3 us\n"
+ROW_REFUSED = [
+    ("no net-stats: line", "\n".join(NET_NATIVE.splitlines()[:3]), "0 net-stats: lines"),
+    ("two net-stats: lines", NET_NATIVE + STATS + "\n", "2 net-stats: lines"),
+    ("a udpclient line without elapsed_ms", OLD_CLIENT + STATS + "\n",
+     "0 udpclient counts lines"),
+    ("nothing echoed", NET_NATIVE.replace("echoed=500", "echoed=0"), "echoed=0"),
+    ("a field missing", NET_NATIVE.replace(" cpus=1", ""), "not echoed"),
+    ("- where a count must be", NET_NATIVE.replace("busy_ns=1500000", "busy_ns=-"),
+     "busy_ns=- is not a count")]
+
+
+@pytest.mark.parametrize("console,why", [r[1:] for r in ROW_REFUSED],
+                         ids=[r[0] for r in ROW_REFUSED])
+def test_net_row_refuses(console, why):
+    ok, detail = row_refused(console, why)
+    assert ok, detail
 
 
 def c_files():
@@ -204,25 +231,27 @@ def filled(text):
     return CONVERSION.sub(lambda m: SAMPLE[m.group(1)], text).rstrip("\n")
 
 
-def test_printers():
-    seen = []
-    for where, text in formats():
-        line = filled(text)
-        tag = line.split(": ", 1)[0]
-        try:
-            result_lines.records(line, tag)
-            seen.append(line.split("=", 1)[0])
-            check("%s prints a result line: %s" % (where, line.split(" ", 2)[1]), True)
-        except result_lines.ResultLineError as e:
-            check("%s prints a result line" % where, False, e)
-    for start in STARTS:
-        check("the tree prints %s... lines" % start,
-              any(s.startswith(start.split("=")[0]) for s in seen), seen)
+FORMATS = list(formats())
 
 
-test_fields()
-test_records()
-test_refused()
-test_net_row()
-test_printers()
-sys.exit(summary())
+def parses(text):
+    """The error reading a format filled in as a result line, or None."""
+    line = filled(text)
+    try:
+        result_lines.records(line, line.split(": ", 1)[0])
+    except result_lines.ResultLineError as e:
+        return e
+    return None
+
+
+@pytest.mark.parametrize("text", [t for _, t in FORMATS], ids=[w for w, _ in FORMATS])
+def test_printer_prints_a_result_line(text):
+    error = parses(text)
+    assert error is None, "prints a result line: %s" % error
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_tree_prints_lines_of(start):
+    seen = [filled(t).split("=", 1)[0] for _, t in FORMATS if parses(t) is None]
+    assert any(s.startswith(start.split("=")[0]) for s in seen), \
+        "the tree prints %s... lines: %s" % (start, seen)

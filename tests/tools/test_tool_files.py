@@ -6,22 +6,18 @@ it), no cycle in the tools' Python import graph (the package pbtools's
 modules, absolute and relative imports, and the scripts that import
 them), and no change to sys.path but where SYS_PATH says why.
 Files are the tree's, tracked or not, but not what git ignores (build
-outputs, __pycache__). Each failure lists its offenders; ends with
-"N passed, N failed"."""
+outputs, __pycache__). Each failure lists its offenders."""
 
 import ast
 import os
 import re
 import subprocess
-import sys
+
+import pytest
+from pbtools.scripts import language  # the one rule for what is a Python script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from report import check, check_problems, summary  # noqa: E402
-from pbtools.scripts import language  # noqa: E402  the one rule for what is a Python script
-
+SHOWN = 10  # offenders a failure lists; the rest are counted
 TOOLS = os.path.join(ROOT, "tools")
 LIMIT = 420
 # Files still over LIMIT, to be split and taken off one by one; a file
@@ -156,37 +152,75 @@ def path_back(graph, part):
     return [start, start]
 
 
-def main():
-    files = tool_files(ROOT)
-    check("tools/ has its files", len(files) >= 20, "found %d" % len(files))
-    sizes = {f: line_count(os.path.join(TOOLS, f)) for f in files}
-    check_problems("no tools/ file over %d lines but those OVER_LIMIT allows" % LIMIT,
-                   ["tools/%s: %d lines" % (f, n) for f, n in sorted(sizes.items())
-                    if n > LIMIT and f not in OVER_LIMIT])
-    check_problems("every file OVER_LIMIT allows is still over %d lines" % LIMIT,
-                   ["tools/%s: %s; take it off OVER_LIMIT" % (
-                       f, "%d lines" % sizes[f] if f in sizes else "gone")
-                    for f in sorted(OVER_LIMIT) if sizes.get(f, 0) <= LIMIT])
-    check_problems("every tools/ file has an extension or a shebang",
-                   ["tools/%s" % f for f in files if "." not in os.path.basename(f)
-                    and not has_shebang(os.path.join(TOOLS, f))])
-    sources = {}
+def listed(problems):
+    """problems one a line, the first SHOWN of them and how many more."""
+    more = ["... and %d more" % (len(problems) - SHOWN)] if len(problems) > SHOWN else []
+    return "\n  " + "\n  ".join(problems[:SHOWN] + more)
+
+
+@pytest.fixture(scope="module")
+def files():
+    return tool_files(ROOT)
+
+
+@pytest.fixture(scope="module")
+def sources(files):
+    """{path under tools/: text} of the Python tools."""
+    found = {}
     for f in files:
         if language(os.path.join("tools", f)) == "python":
             with open(os.path.join(TOOLS, f), errors="replace") as src:
-                sources[f] = src.read()
+                found[f] = src.read()
+    return found
+
+
+@pytest.fixture(scope="module")
+def sizes(files):
+    return {f: line_count(os.path.join(TOOLS, f)) for f in files}
+
+
+def test_tools_has_its_files(files):
+    assert len(files) >= 20, "tools/ has its files: found %d" % len(files)
+
+
+def test_no_file_over_limit(sizes):
+    over = ["tools/%s: %d lines" % (f, n) for f, n in sorted(sizes.items())
+            if n > LIMIT and f not in OVER_LIMIT]
+    assert not over, "no tools/ file over %d lines but those OVER_LIMIT allows:%s" % (
+        LIMIT, listed(over))
+
+
+def test_over_limit_files_are_still_over(sizes):
+    under = ["tools/%s: %s; take it off OVER_LIMIT" % (
+        f, "%d lines" % sizes[f] if f in sizes else "gone")
+        for f in sorted(OVER_LIMIT) if sizes.get(f, 0) <= LIMIT]
+    assert not under, "every file OVER_LIMIT allows is still over %d lines:%s" % (
+        LIMIT, listed(under))
+
+
+def test_every_file_has_extension_or_shebang(files):
+    bare = ["tools/%s" % f for f in files if "." not in os.path.basename(f)
+            and not has_shebang(os.path.join(TOOLS, f))]
+    assert not bare, "every tools/ file has an extension or a shebang:" + listed(bare)
+
+
+def test_import_graph_covers_the_python_tools(sources):
     graph = import_graph(sources)
-    check("the import graph covers the Python tools", len(graph) >= 20,
-          "found %d" % len(graph))
-    check_problems("the tools' import graph has no cycle", cycles(graph))
-    check("the cycle check sees one made of absolute and relative imports",
-          cycles(import_graph(CIRCLE)) == ["pkg/a.py -> pkg/sub/b.py -> pkg/a.py"],
-          cycles(import_graph(CIRCLE)))
-    check_problems("nothing in tools/ changes sys.path but %s" % ", ".join(sorted(SYS_PATH)),
-                   ["tools/%s" % f for f, text in sorted(sources.items())
-                    if f not in SYS_PATH and re.search(r"sys\.path\.(insert|append)", text)])
-    return summary()
+    assert len(graph) >= 20, "the import graph covers the Python tools: found %d" % len(graph)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_import_graph_has_no_cycle(sources):
+    found = cycles(import_graph(sources))
+    assert not found, "the tools' import graph has no cycle:" + listed(found)
+
+
+def test_cycle_check_sees_absolute_and_relative_imports():
+    assert cycles(import_graph(CIRCLE)) == ["pkg/a.py -> pkg/sub/b.py -> pkg/a.py"], \
+        "the cycle check sees one made of absolute and relative imports"
+
+
+def test_sys_path_changed_only_where_allowed(sources):
+    changing = ["tools/%s" % f for f, text in sorted(sources.items())
+                if f not in SYS_PATH and re.search(r"sys\.path\.(insert|append)", text)]
+    assert not changing, "nothing in tools/ changes sys.path but %s:%s" % (
+        ", ".join(sorted(SYS_PATH)), listed(changing))

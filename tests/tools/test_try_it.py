@@ -12,27 +12,24 @@ boots nothing), each output compared with what its page shows:
 
 A quoted command the test neither runs nor declares too dear fails, so a
 new path's command is not left unchecked by accident. Each boot has a
-time-out. --image PATH runs them on another image (default
-build/patchbay.elf). Ends with "N passed, N failed"."""
+time-out. `pytest-3 tests/tools/test_try_it.py --image PATH` runs them on
+another image (default build/patchbay.elf)."""
 
-import argparse
 import os
 import re
 import shlex
 import subprocess
-import sys
-import tempfile
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, summary  # noqa: E402
 
 DOCS = os.path.join(ROOT, "docs")
 BOOT_TIMEOUT = 120
 # Doors that boot Xen or Linux: minutes each, left to the boot tests.
 DEAR = ("--xen", "--domu", "--linux", "--net")
-IMAGE = ["build/patchbay.elf"]  # main() may set another
+# A boot's test: its boot's time-out and more, for a free CPU on a loaded machine.
+BOOTS = pytest.mark.timeout(BOOT_TIMEOUT * 5)
 
 
 def page(name):
@@ -78,64 +75,65 @@ def in_order(patterns, output):
     return None
 
 
-def check_pvsites(cmd, _comment):
+def check_pvsites(cmd, _comment, image, _tmp):
     text = page("start.md")
     block = re.search(r"<!-- generated: site .*? -->\n```\n(.*?)```", text, re.S).group(1)
     site = re.match(r"site (0x[0-9a-f]+):", block).group(1)
     rows = re.findall(r"^  (as linked|[a-z-]+(?=:)).*?\s{2,}((?:[0-9a-f]{2} )+[0-9a-f]{2})", block,
                       re.M)
-    status, out = run([IMAGE[0] if a == "build/patchbay.elf" else a for a in shlex.split(cmd)],
-                      60)
+    status, out = run([image if a == "build/patchbay.elf" else a for a in shlex.split(cmd)], 60)
     listing = out.split("\n" + site + " ", 1)[1].split("\n0x", 1)[0] if site in out else ""
     missing = [(label, b) for label, b in rows
                if not re.search(r"^\s+" + re.escape(label) + r"\b.*\s" + re.escape(b) + r"\s*$",
                                 listing, re.M)]
-    check(f"{cmd}: start.md's rows for site {site} ({len(rows)})",
-          status == 0 and len(rows) == 4 and not missing, f"missing {missing}")
+    assert status == 0 and len(rows) == 4 and not missing, \
+        f"{cmd}: start.md's rows for site {site} ({len(rows)}): missing {missing}"
 
 
-def check_boot(cmd, patterns, what):
+def check_boot(cmd, patterns, what, image):
     argv = shlex.split(cmd)
-    argv[1:1] = ["--timeout", str(BOOT_TIMEOUT), "--image", IMAGE[0]]
+    argv[1:1] = ["--timeout", str(BOOT_TIMEOUT), "--image", image]
     _, out = run(argv, BOOT_TIMEOUT)
     out = out.replace("\r", "")
     lost = in_order(patterns, out)
-    check(f"{cmd}: {what}", patterns and lost is None, f"no line matching {lost}")
+    assert patterns and lost is None, f"{cmd}: {what}: no line matching {lost}"
 
 
-def check_fault_cli(cmd, _comment):
-    shown = shown_lines(page("start.md"), "`tools/run -- fault=cli`")
-    check_boot(cmd, [pattern_of(s) for s in shown], f"start.md's {len(shown)} lines, in order")
-
-
-def check_disk(cmd, comment):
-    with tempfile.TemporaryDirectory() as d:
-        cmd = cmd.replace("build/d.img", os.path.join(d, "d.img"))
-        names = re.findall(r"\b(PASS|[a-z-]+:)", comment)
-        patterns = [r"^patchbay: PASS$" if n == "PASS" else "^" + re.escape(n) + " " for n in names]
-        check_boot(cmd, patterns, "the lines its comment names: " + ", ".join(names))
+def check_disk(cmd, comment, image, tmp):
+    cmd = cmd.replace("build/d.img", os.path.join(tmp, "d.img"))
+    names = re.findall(r"\b(PASS|[a-z-]+:)", comment)
+    patterns = [r"^patchbay: PASS$" if n == "PASS" else "^" + re.escape(n) + " " for n in names]
+    check_boot(cmd, patterns, "the lines its comment names: " + ", ".join(names), image)
 
 
 RUNNERS = [(r"^tools/pvsites \S+ --disasm$", check_pvsites),
            (r"^tools/run --disk \S+ --disk-new 4M -- disk=on$", check_disk)]
+COMMANDS = path_commands()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--image", default=IMAGE[0])
-    IMAGE[0] = os.path.abspath(ap.parse_args().image)
-    commands = path_commands()
-    check("docs/README.md's five paths quote commands", len(commands) >= 5)
-    for cmd, comment in commands:
-        runner = next((f for p, f in RUNNERS if re.match(p, cmd)), None)
-        if runner:
-            runner(cmd, comment)
-        else:
-            check(f"{cmd}: run here or a dear door", any(d in cmd.split() for d in DEAR))
-    # Q1's path runs start.md's commands, and start.md quotes the native cli's lines.
-    check_fault_cli("tools/run -- fault=cli", "")
-    return summary()
+@pytest.fixture(scope="module")
+def image(request):
+    return os.path.abspath(request.config.getoption("image"))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_five_paths_quote_commands():
+    assert len(COMMANDS) >= 5, "docs/README.md's five paths quote commands"
+
+
+@BOOTS
+@pytest.mark.parametrize("cmd,comment", COMMANDS, ids=[c for c, _ in COMMANDS])
+def test_path_command(cmd, comment, image, tmp_path):
+    """A command run here, or one of a dear door."""
+    runner = next((f for p, f in RUNNERS if re.match(p, cmd)), None)
+    if runner:
+        runner(cmd, comment, image, str(tmp_path))
+    else:
+        assert any(d in cmd.split() for d in DEAR), f"{cmd}: run here or a dear door"
+
+
+# Q1's path runs start.md's commands, and start.md quotes the native cli's lines.
+@BOOTS
+def test_fault_cli(image):
+    shown = shown_lines(page("start.md"), "`tools/run -- fault=cli`")
+    check_boot("tools/run -- fault=cli", [pattern_of(s) for s in shown],
+               f"start.md's {len(shown)} lines, in order", image)
