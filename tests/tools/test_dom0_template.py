@@ -78,22 +78,22 @@ def test_disks(runs):
     assert key(a, small) != key(a), "a disk or none: another key"
 
 
-MODES = ((dict(domu=False, icount=False, gdb=False), None),
-         (dict(domu=True, icount=True, gdb=False), None),
-         (dict(domu=True, icount=False, gdb=True), None),
-         (dict(domu=True, icount=False, gdb=False), "template"))
+MODES = ((dict(domu=False, icount=False, gdb=False), False),
+         (dict(domu=True, icount=True, gdb=False), False),
+         (dict(domu=True, icount=False, gdb=True), False),
+         (dict(domu=True, icount=False, gdb=False), True))
 
 
 @pytest.mark.parametrize("argv,want", MODES, ids=[
     ",".join(k for k, v in argv.items() if v) or "native" for argv, _ in MODES])
 def test_mode(monkeypatch, argv, want):
     monkeypatch.delenv("PATCHBAY_DOM0_TEMPLATES", raising=False)
-    got = dom0_template.mode_for(argparse.Namespace(**argv))
+    got = dom0_template.applies(argparse.Namespace(**argv))
     assert got == want, "%s: %s" % (", ".join(k for k, v in argv.items() if v) or "native",
-                                    want or "no template")
+                                    "a template" if want else "no template")
 
 
 def test_templates_off_boots_fresh(monkeypatch):
     monkeypatch.setenv("PATCHBAY_DOM0_TEMPLATES", "off")
-    got = dom0_template.mode_for(argparse.Namespace(domu=True, icount=False, gdb=False))
-    assert got == "fresh", "PATCHBAY_DOM0_TEMPLATES=off: a fresh boot"
+    got = dom0_template.applies(argparse.Namespace(domu=True, icount=False, gdb=False))
+    assert not got, "PATCHBAY_DOM0_TEMPLATES=off: a fresh boot"

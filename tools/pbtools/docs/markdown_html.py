@@ -1,4 +1,4 @@
-"""Markdown to HTML for tools/explore (docs/, the tour, the benchmark
+r"""Markdown to HTML for tools/explore (docs/, the tour, the benchmark
 pages): Debian's python3-markdown (tools/setup installs it) with its
 tables and fenced_code extensions, and three small ones of our own for
 what the library does not do as the pages need:

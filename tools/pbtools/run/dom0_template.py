@@ -75,15 +75,12 @@ def run_disk_args(args, image, workdir):
     return ["-drive", drive, "-device", "virtio-blk-pci,drive=pbrun,disable-legacy=on"]
 
 
-def mode_for(args):
-    """How a run boots dom0: None when it has none or boots it as it
-    always did (not --domu, --icount, --gdb), "fresh" when templates are
-    off, else "template" (Template says whether it saves or restores)."""
-    if not args.domu or args.icount or args.gdb:
-        return None
-    if os.environ.get("PATCHBAY_DOM0_TEMPLATES", "on") == "off":
-        return "fresh"
-    return "template"
+def applies(args):
+    """Whether the run's dom0 comes through a template (Template says
+    whether it saves or restores one): a --domu run not under --icount or
+    --gdb, with templates on."""
+    return bool(args.domu and not args.icount and not args.gdb
+                and os.environ.get("PATCHBAY_DOM0_TEMPLATES", "on") != "off")
 
 
 def template_key(cmd, args, workdir, stamp):

@@ -11,10 +11,10 @@ import subprocess
 import sys
 import time
 
-from pbtools.run import cpu_slots
+from pbtools.run import cpu_slots, dom0_template
 from pbtools.run.common import DEBUG_EXIT_PORT, QEMU, fail
 from pbtools.run.disk import disk_qemu_args
-from pbtools.run.dom0_template import Template, mode_for, run_disk_args
+from pbtools.run.dom0_template import Template, run_disk_args
 from pbtools.run.domu import DOMU_END, domu_args
 from pbtools.run.gdb import gdb_qemu_args
 from pbtools.run.iso import grub_end, iso_args
@@ -81,8 +81,7 @@ def template_words(args, cmd, workdir):
     args.template, and the words QEMU needs for it; else the run's files
     go on the run disk at once."""
     args.template = None
-    way = mode_for(args)
-    if way is None or way == "fresh":
+    if not dom0_template.applies(args):
         if args.domu:
             args.run_files()
         return []
