@@ -4,8 +4,9 @@ tools/make_help.py lists them under `make help`.
 
 A group is a name, a one-line description, and commands run one after
 another, each from the top of the tree with $BUILD set; a command passes
-when it exits 0. A command that prints its own `N passed, N failed` line
-(the boot tests do) counts as its N tests, any other as one. The two
+when it exits 0. A command that ends with its own count, `N passed, N
+failed` (the boot tests') or pytest's closing line (the host-side Python
+tests, `pytest-3 FILE...`), counts as those tests, any other as one. The two
 lanes run side by side, each group after the one before it in its lane;
 every QEMU waits for a free CPU (tools/pbtools/run/cpu_slots.py), so the lanes never
 put more boots on the machine than it has CPUs."""
