@@ -181,8 +181,7 @@ bench-lifecycle: $(IMAGE)
 # controls (seconds).
 bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
-	python3 tests/bench/test_bench_host.py
-	python3 tests/bench/test_bench_pvh.py
+	pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py
 	tests/bench/test_bench.sh
 
 # The inner loop, a few minutes: the unit tests, the tools' host checks,

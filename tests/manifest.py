@@ -68,8 +68,8 @@ GROUPS = {
                     ["python3 tests/boot/run_boot_tests.py --icount only"]),
     "bench": ("light", "every benchmark in every configuration, few iterations (checks, "
               "never timings); bench-host's checks",
-              ["python3 tests/bench/test_bench_host.py", "python3 tests/bench/test_bench_pvh.py",
-               "python3 tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
+              ["pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py "
+               "tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
     # Last in the light lane: without them it ended about two minutes before
@@ -91,9 +91,8 @@ QUICK = {
         "python3 tests/tools/test_result_lines.py",
         "pytest-3 tests/tools/test_bench_linux.py tests/tools/test_linux_net.py",
         "python3 tests/pv/test_expected_sites.py",
-        "python3 tests/bench/test_bench_host.py",
-        "python3 tests/bench/test_bench_pvh.py",
-        "python3 tests/bench/test_bench_net.py",
+        "pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py "
+        "tests/bench/test_bench_net.py",
         "tools/tour --check",
         "python3 tools/prose_check.py",
     ]),

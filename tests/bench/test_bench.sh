@@ -90,11 +90,11 @@ else
     fail "the KVM section:"
     grep -E "^(FAILED|ERROR)|Error" "$out/kvm.log" | head -n 5
 fi
-if python3 "$root/tests/bench/test_contended.py" >"$out/contended.log" 2>&1; then
+if (cd "$root" && pytest-3 tests/bench/test_contended.py) >"$out/contended.log" 2>&1; then
     pass "lock_contended's lines, distribution and runs ($(tail -n 1 "$out/contended.log"))"
 else
     fail "lock_contended's lines, distribution and runs:"
-    grep -E "^FAIL|Error" "$out/contended.log" | head -n 5
+    grep -E "^(FAILED|ERROR)|Error" "$out/contended.log" | head -n 5
 fi
 
 # The disk benchmarks of the quick run: each disk configuration (a scratch
