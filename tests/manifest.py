@@ -37,8 +37,7 @@ TOOLS = [
     "python3 tests/tools/test_gdb.py",
     "python3 tests/tools/test_try_it.py",
     "tools/tour --check",
-    "python3 tests/pv/test_expected_sites.py",
-    "python3 tests/pv/test_platform_sites.py",
+    "pytest-3 tests/pv/test_expected_sites.py tests/pv/test_platform_sites.py",
 ]
 
 # One boot of each door but the domU's (which fetches Debian's Linux).
@@ -56,7 +55,7 @@ GROUPS = {
     "tools": ("light", "the tools' own checks: sites, tour, layout, links, prose, doors",
               TOOLS),
     "pv": ("light", "patched sites against the PARAVIRT=n build; adding an op, worked",
-           ["python3 tests/pv/test_native_equivalence.py", "tests/pv/test_add_op.sh"]),
+           ["pytest-3 tests/pv/test_native_equivalence.py", "tests/pv/test_add_op.sh"]),
     "xen": ("light", "Xen's readnotes, the domU door's cache and dom0 templates, guests that "
             "crash early",
             ["tests/xen/test_readnotes.sh " + IMAGE, "tests/domu/test_fetch_domu.sh",
@@ -90,7 +89,7 @@ QUICK = {
         "python3 tests/tools/test_doclinks.py",
         "python3 tests/tools/test_result_lines.py",
         "pytest-3 tests/tools/test_bench_linux.py tests/tools/test_linux_net.py",
-        "python3 tests/pv/test_expected_sites.py",
+        "pytest-3 tests/pv/test_expected_sites.py",
         "pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py "
         "tests/bench/test_bench_net.py",
         "tools/tour --check",
