@@ -13,7 +13,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def pytest_addoption(parser):
-    parser.addoption("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
+    try:
+        parser.addoption("--image", default=os.path.join(ROOT, "build", "patchbay.elf"),
+                         help="the image checked (default build/patchbay.elf)")
+    except ValueError:  # tests/pv's, the same, named on the same command line
+        pass
     parser.addoption("--bench", default=os.path.join(ROOT, "build", "bench"),
                      help="the benchmark run the site shows (DIR/results.json)")
     parser.addoption("--out", default=os.path.join(ROOT, "build", "tests", "explore", "site"),
