@@ -105,6 +105,7 @@ def flip_fifth(i, data):
 
 @pytest.fixture(scope="module", autouse=True)
 def client():
+    """Every test runs the built client: without it each fails, saying how to build it."""
     if not os.access(CLIENT, os.X_OK):
         pytest.fail("build/host/udpclient is built: run make build/host/udpclient")
 
