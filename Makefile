@@ -144,7 +144,7 @@ boot-test: $(IMAGE) $(ISO) $(UDPCLIENT)
 # the worked example of adding an op, applied to a copy of the tree.
 pv-test: $(IMAGE)
 	$(MAKE) PARAVIRT=n image
-	python3 tests/pv/test_native_equivalence.py
+	pytest-3 tests/pv/test_native_equivalence.py
 	tests/pv/test_add_op.sh
 
 # The guided tour, extracted from the source's numbered passages.
@@ -181,8 +181,7 @@ bench-lifecycle: $(IMAGE)
 # controls (seconds).
 bench-test: $(IMAGE) $(LINUX_BENCH)
 	$(MAKE) PARAVIRT=n image
-	python3 tests/bench/test_bench_host.py
-	python3 tests/bench/test_bench_pvh.py
+	pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py
 	tests/bench/test_bench.sh
 
 # The inner loop, a few minutes: the unit tests, the tools' host checks,

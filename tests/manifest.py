@@ -16,6 +16,12 @@ import os
 BUILD = os.environ.get("BUILD", "build")
 IMAGE = os.path.join(BUILD, "patchbay.elf")
 
+
+def pytest(folder, *names):
+    """One pytest run of tests/FOLDER/test_NAME.py for each name: one
+    start-up for files that sit together."""
+    return "pytest-3 " + " ".join("tests/%s/test_%s.py" % (folder, n) for n in names)
+
 # Host-side checks of the tools, each a few seconds (test_gdb,
 # test_platform_sites and test_try_it boot QEMU: about a minute together).
 TOOLS = [
@@ -23,21 +29,12 @@ TOOLS = [
     "tests/tools/test_tour.sh",
     "tests/tools/test_ksyms.sh",
     "tests/tools/test_build.sh",
-    "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
-    "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
-    "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
-    "tests/tools/test_prose_check.py tests/tools/test_run_args.py",
-    "python3 tests/tools/test_tool_cli.py",
-    "python3 tests/tools/test_results_format.py",
-    "python3 tests/tools/test_diskcheck.py",
-    "python3 tests/tools/test_udpclient.py",
-    "pytest-3 tests/tools/test_result_lines.py",
-    "python3 tests/tools/test_bench_linux.py",
-    "python3 tests/tools/test_linux_net.py",
-    "pytest-3 tests/tools/test_gdb.py tests/tools/test_try_it.py",
+    pytest("tools", "layout", "tool_files", "paths", "cpu_slots", "run_suite", "dom0_template",
+           "doclinks", "prose_check", "run_args", "tool_cli", "results_format", "diskcheck",
+           "udpclient", "result_lines", "bench_linux", "linux_net"),
+    pytest("tools", "gdb", "try_it"),
     "tools/tour --check",
-    "python3 tests/pv/test_expected_sites.py",
-    "python3 tests/pv/test_platform_sites.py",
+    pytest("pv", "expected_sites", "platform_sites"),
 ]
 
 # One boot of each door but the domU's (which fetches Debian's Linux).
@@ -55,7 +52,7 @@ GROUPS = {
     "tools": ("light", "the tools' own checks: sites, tour, layout, links, prose, doors",
               TOOLS),
     "pv": ("light", "patched sites against the PARAVIRT=n build; adding an op, worked",
-           ["python3 tests/pv/test_native_equivalence.py", "tests/pv/test_add_op.sh"]),
+           [pytest("pv", "native_equivalence"), "tests/pv/test_add_op.sh"]),
     "xen": ("light", "Xen's readnotes, the domU door's cache and dom0 templates, guests that "
             "crash early",
             ["tests/xen/test_readnotes.sh " + IMAGE, "tests/domu/test_fetch_domu.sh",
@@ -67,8 +64,8 @@ GROUPS = {
                     ["python3 tests/boot/run_boot_tests.py --icount only"]),
     "bench": ("light", "every benchmark in every configuration, few iterations (checks, "
               "never timings); bench-host's checks",
-              ["python3 tests/bench/test_bench_host.py", "python3 tests/bench/test_bench_pvh.py",
-               "python3 tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
+              ["pytest-3 tests/bench/test_bench_host.py tests/bench/test_bench_pvh.py "
+               "tests/bench/test_bench_net.py", "tests/bench/test_bench.sh"]),
     # After bench: explore's tests show bench's run (build/bench/results.json).
     "explore": ("light", "the explorer's pages, and in Chromium", ["make -s explore-test"]),
     # Last in the light lane: without them it ended about two minutes before
@@ -81,16 +78,10 @@ GROUPS = {
 QUICK = {
     "unit": GROUPS["unit"],
     "tools-quick": ("light", "the tools' host checks that boot nothing", [
-        "pytest-3 tests/tools/test_layout.py tests/tools/test_tool_files.py "
-        "tests/tools/test_paths.py tests/tools/test_cpu_slots.py tests/tools/test_run_suite.py "
-        "tests/tools/test_dom0_template.py tests/tools/test_doclinks.py "
-        "tests/tools/test_result_lines.py",
-        "python3 tests/tools/test_bench_linux.py",
-        "python3 tests/tools/test_linux_net.py",
-        "python3 tests/pv/test_expected_sites.py",
-        "python3 tests/bench/test_bench_host.py",
-        "python3 tests/bench/test_bench_pvh.py",
-        "python3 tests/bench/test_bench_net.py",
+        pytest("tools", "layout", "tool_files", "paths", "cpu_slots", "run_suite",
+               "dom0_template", "doclinks", "result_lines", "bench_linux", "linux_net"),
+        pytest("pv", "expected_sites"),
+        pytest("bench", "bench_host", "bench_pvh", "bench_net"),
         "tools/tour --check",
         "python3 tools/prose_check.py",
     ]),

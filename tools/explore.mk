@@ -22,8 +22,6 @@ explore: $(IMAGE) $(PVEMIT)
 
 # The explorer's pages checked, and clicked through in Chromium.
 explore-test: $(IMAGE) $(PVEMIT)
-	python3 tests/explore/test_markdown_html.py
-	python3 tests/explore/test_explore_html.py --image $(IMAGE) --bench $(EXPLORE_BENCH) \
-		--out $(BUILD)/tests/explore/site
-	python3 tests/explore/test_explore_browser.py --image $(IMAGE) \
-		--site $(BUILD)/tests/explore/site --screenshot $(BUILD)/explore-screenshot.png
+	pytest-3 tests/explore/test_markdown_html.py tests/explore/test_explore_html.py \
+		tests/explore/test_explore_browser.py --image $(IMAGE) --bench $(EXPLORE_BENCH) \
+		--out $(BUILD)/tests/explore/site --screenshot $(BUILD)/explore-screenshot.png

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """bench-host's checks, never its timings (tools/pbtools/bench/host.py runs it):
 
 1. `tools/bench --host --quick`: the program's own checks (every site's
@@ -10,20 +9,18 @@
    the pvemit and image checks; a form naming a configuration tools/bench
    does not boot is refused.
 3. The report's section is written for every form from a quick run's
-   lines, with no instruction column where no icount run was made.
-Ends with "N passed, N failed"."""
+   lines, with no instruction column where no icount run was made."""
 
 import os
 import subprocess
 import sys
 
+import pytest
+from pbtools.bench import host as bench_host
+from pbtools.bench import host_report as bench_host_report
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from report import check, check_problems, summary  # noqa: E402
-from pbtools.bench import host as bench_host  # noqa: E402
-from pbtools.bench import host_report as bench_host_report  # noqa: E402
+SHOWN = 10  # problems a failure lists; the rest are counted
 
 
 def flipped(hexbytes, at):
@@ -32,63 +29,80 @@ def flipped(hexbytes, at):
     return raw.hex()
 
 
-def door():
+def listed(problems):
+    """problems one a line, the first SHOWN of them and how many more."""
+    more = ["... and %d more" % (len(problems) - SHOWN)] if len(problems) > SHOWN else []
+    return "\n".join(problems[:SHOWN] + more)
+
+
+def test_door_quick_passes():
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "bench"), "--host", "--quick"],
-                       capture_output=True, text=True)
-    check("tools/bench --host --quick passes", p.returncode == 0,
-          (p.stderr.strip().splitlines() or ["status %d" % p.returncode])[-1])
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, "tools/bench --host --quick passes: %s" % (
+        (p.stderr.strip().splitlines() or ["status %d" % p.returncode])[-1])
 
 
-def corrupt_fails(form):
+@pytest.mark.parametrize("form", ["restore_fl/xen", "save_fl/native"])
+def test_corrupt_fails_naming_the_form(form):
     status, _, stderr = bench_host.run_program(["--check", "--corrupt", form])
     lines = stderr.strip().splitlines()
-    check("--corrupt %s: status 1 and one line naming it" % form,
-          status == 1 and len(lines) == 1 and lines[0].startswith("bench-host: %s: " % form)
-          and "emitter" in lines[0], "status %d, %r" % (status, lines))
+    assert (status == 1 and len(lines) == 1 and lines[0].startswith("bench-host: %s: " % form)
+            and "emitter" in lines[0]), \
+        "--corrupt %s: status 1 and one line naming it: status %d, %r" % (form, status, lines)
 
 
-def quick_lines():
-    status, stdout, stderr = bench_host.run_program(["--check"])
-    if not check("bench-host --check passes", status == 0, stderr.strip()):
-        return None
+@pytest.fixture(scope="module")
+def checked():
+    """The program's --check run: (status, stdout, stderr)."""
+    return bench_host.run_program(["--check"])
+
+
+@pytest.fixture(scope="module")
+def lines(checked):
+    status, stdout, stderr = checked
+    if status != 0:
+        pytest.fail("bench-host --check passes: %s" % stderr.strip())
     return bench_host.read(stdout)
 
 
-def cross_checks_bite(lines):
+def test_check_passes(checked):
+    status, _, stderr = checked
+    assert status == 0, "bench-host --check passes: %s" % stderr.strip()
+
+
+def test_sites_bytes_are_pvemits_and_images(lines):
+    problems = bench_host.bytes_problems(lines["sites"])
+    assert not problems, "every site's bytes are pvemit's and the image's:\n" + listed(problems)
+
+
+@pytest.mark.parametrize("way", ["xen", "linked"])
+def test_altered_site_is_found(lines, way):
     sites = lines["sites"]
-    check_problems("every site's bytes are pvemit's and the image's",
-                   bench_host.bytes_problems(sites))
-    for way in ("xen", "linked"):
-        site = next(s for s in sites if s["pvemit_form"] == way)
-        at = -1 if way == "xen" else site["len"] - 1  # an instruction's byte; the padding's
-        altered = [dict(s, bytes=flipped(s["bytes"], at)) if s is site else s for s in sites]
-        found = bench_host.bytes_problems(altered)
-        check("a %s site altered is found (%s)" % (way, site["site"]),
-              len(found) == 1 and found[0].startswith(site["site"]), found)
+    site = next(s for s in sites if s["pvemit_form"] == way)
+    at = -1 if way == "xen" else site["len"] - 1  # an instruction's byte; the padding's
+    altered = [dict(s, bytes=flipped(s["bytes"], at)) if s is site else s for s in sites]
+    found = bench_host.bytes_problems(altered)
+    assert len(found) == 1 and found[0].startswith(site["site"]), \
+        "a %s site altered is found (%s): %s" % (way, site["site"], found)
+
+
+def test_config_not_booted_is_refused(lines):
     stranger = [dict(lines["forms"][0], kernel_config="native-nowhere")]
-    check("a configuration tools/bench does not boot is refused",
-          len(bench_host.config_problems(stranger)) == 1)
+    assert len(bench_host.config_problems(stranger)) == 1, \
+        "a configuration tools/bench does not boot is refused"
 
 
-def section_written(lines):
+@pytest.fixture(scope="module")
+def section(lines):
     data = bench_host.assemble(lines, {}, {}, [0.0, 0.0, 0.0], "test")
-    text = "\n".join(bench_host_report.section(data))
-    missing = [f["form"] for f in lines["forms"] if "`%s`" % f["form"] not in text]
-    check("the section names every form", not missing, missing)
-    check("the section has no instruction count where none was run",
-          "instructions (icount)" not in text)
+    return "\n".join(bench_host_report.section(data))
 
 
-def main():
-    door()
-    corrupt_fails("restore_fl/xen")
-    corrupt_fails("save_fl/native")
-    lines = quick_lines()
-    if lines:
-        cross_checks_bite(lines)
-        section_written(lines)
-    return summary()
+def test_section_names_every_form(lines, section):
+    missing = [f["form"] for f in lines["forms"] if "`%s`" % f["form"] not in section]
+    assert not missing, "the section names every form: %s missing" % missing
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_section_no_instructions_without_icount(section):
+    assert "instructions (icount)" not in section, \
+        "the section has no instruction count where none was run"

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The report's KVM section and the KVM guest's boots, without booting:
 
 1. Each of KVM's paravirtual features (this test's own list, so a feature
@@ -8,21 +7,14 @@
 2. The section rendered from made-up results is in report.md and has a
    row per feature holding its pair (KVM's figure, the hardware's, one
    against the other) and Xen PV's and PVH's figures for the same op.
-3. Without a KVM run there is no section.
-Ends with "N passed, N failed"."""
+3. Without a KVM run there is no section."""
 
-import os
 import re
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.bench import configs as bench_configs  # noqa: E402
-from pbtools.bench import report as bench_report  # noqa: E402
-from pbtools.bench import report_kvm as bench_report_kvm  # noqa: E402
-from report import check, summary  # noqa: E402
+import pytest
+from pbtools.bench import configs as bench_configs
+from pbtools.bench import report as bench_report
+from pbtools.bench import report_kvm as bench_report_kvm
 
 # Every switch of kvm/install.c and kvm/lock.c that has a hardware's way
 # the benchmarks can set against KVM's, and that way.
@@ -89,53 +81,53 @@ def feature_rows(report, key):
     return out
 
 
-def check_boots():
-    found = boots()
-    for key, hw in FEATURES.items():
-        off = [c for c in found.values() if "%s=%s" % (key, hw) in c["options"]]
-        check("%s=%s: a KVM boot sets it" % (key, hw), len(off) == 1,
-              "%d boots" % len(off))
-        if len(off) != 1:
-            continue
-        on = bench_configs.KVM_PATCHED + bench_configs.smp_tag(off[0]["smp"])
-        check("%s: KVM's way measured on %d vCPUs too" % (key, off[0]["smp"]),
-              on in found and set(named(off[0])) <= set(named(found[on])),
-              "no boot %s with %s" % (on, off[0]["select"]))
-
-
-def check_section():
+@pytest.fixture(scope="module")
+def section():
+    """The report rendered from made-up results, with those results."""
     data, figures = made_up_results()
-    report = bench_report.render(data, False)
-    check("report.md has the KVM section", bench_report_kvm.HEADING in report)
-    if bench_report_kvm.HEADING not in report:
-        return
-    for key, hw in FEATURES.items():
-        lines = feature_rows(report, key)
-        off = "%s+%s=%s" % (bench_configs.KVM_PATCHED, key, hw)
-        off_id = next((c for c in figures if c.startswith(off)), None)
-        problems = [] if lines and off_id else ["no row"]
-        for line in lines if off_id else []:
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            name = re.match(r"`(\w+)`", cells[1]).group(1)
-            smp = off_id[len(off):]
-            want = [figures[bench_configs.KVM_PATCHED + smp][name], figures[off_id][name],
-                    figures[PV + smp][name], figures[PVH + smp][name]]
-            got = [cells[2], cells[3], cells[5], cells[6]]
-            if got != [str(w) for w in want] or not re.fullmatch(r"[+-]\d+\.\d%|\d+(\.\d)?x",
-                                                                  cells[4]):
-                problems.append("%s: %s, not %s with a ratio" % (name, got, want))
-        check("%s: a row with its pair beside Xen PV and PVH" % key, not problems,
-              "; ".join(problems))
+    return figures, bench_report.render(data, False)
+
+
+@pytest.mark.parametrize("key,hw", FEATURES.items(), ids=list(FEATURES))
+def test_boot_sets_the_hardware_way(key, hw):
+    found = boots()
+    off = [c for c in found.values() if "%s=%s" % (key, hw) in c["options"]]
+    assert len(off) == 1, "%s=%s: a KVM boot sets it, not %d boots" % (key, hw, len(off))
+    on = bench_configs.KVM_PATCHED + bench_configs.smp_tag(off[0]["smp"])
+    assert on in found and set(named(off[0])) <= set(named(found[on])), \
+        "%s: KVM's way measured on %d vCPUs too: no boot %s with %s" % (
+            key, off[0]["smp"], on, off[0]["select"])
+
+
+def test_report_has_the_section(section):
+    assert bench_report_kvm.HEADING in section[1], "report.md has the KVM section"
+
+
+@pytest.mark.parametrize("key,hw", FEATURES.items(), ids=list(FEATURES))
+def test_row_holds_the_pair_beside_xen(section, key, hw):
+    figures, report = section
+    assert bench_report_kvm.HEADING in report, "report.md has the KVM section"
+    lines = feature_rows(report, key)
+    off = "%s+%s=%s" % (bench_configs.KVM_PATCHED, key, hw)
+    off_id = next((c for c in figures if c.startswith(off)), None)
+    assert lines and off_id, "%s: no row" % key
+    problems = []
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = re.match(r"`(\w+)`", cells[1]).group(1)
+        smp = off_id[len(off):]
+        want = [figures[bench_configs.KVM_PATCHED + smp][name], figures[off_id][name],
+                figures[PV + smp][name], figures[PVH + smp][name]]
+        got = [cells[2], cells[3], cells[5], cells[6]]
+        if got != [str(w) for w in want] or not re.fullmatch(r"[+-]\d+\.\d%|\d+(\.\d)?x",
+                                                              cells[4]):
+            problems.append("%s: %s, not %s with a ratio" % (name, got, want))
+    assert not problems, "%s: a row with its pair beside Xen PV and PVH: %s" % (
+        key, "; ".join(problems))
+
+
+def test_no_kvm_run_no_section():
+    data, _ = made_up_results()
     data["configs"] = [c for c in data["configs"] if not c["id"].startswith("kvm-")]
-    check("no KVM run, no KVM section",
-          bench_report_kvm.HEADING not in bench_report.render(data, False))
-
-
-def main():
-    check_boots()
-    check_section()
-    return summary()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert bench_report_kvm.HEADING not in bench_report.render(data, False), \
+        "no KVM run, no KVM section"

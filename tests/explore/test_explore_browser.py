@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """tests/explore/test_explore_browser.py: the explorer in headless Chromium.
 
-    python3 tests/explore/test_explore_browser.py [--site DIR] [--image PATH] [--screenshot PNG]
+    pytest-3 tests/explore/test_explore_browser.py [--site DIR] [--image PATH] [--screenshot PNG]
 
 Opens the site test_explore_html.py wrote (default build/tests/explore/site)
 from file:// URLs, every chromium run under `timeout 60`, and checks the
@@ -27,10 +26,10 @@ DOM Chromium dumps once the page's script has run (--dump-dom):
    headings; and the check bites when the row may scroll under them.
 7. a screenshot of index.html (1400x2000) is saved, default
    build/explore-screenshot.png.
-Ends with "N passed, N failed"; exits 1 if any check failed.
+The options are tests/explore/conftest.py's; --site defaults to --out,
+where test_explore_html.py writes the site.
 """
 
-import argparse
 import os
 import pathlib
 import re
@@ -39,13 +38,12 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.dont_write_bytecode = True  # no __pycache__ in tests/
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
 import test_explore_html as static  # noqa: E402
-from report import check_problems, summary  # noqa: E402
 
 TIMEOUT = "60"
 WINDOW = (1400, 2000)  # the smallest window every platform's bytes must fit
@@ -77,15 +75,6 @@ def dom(site, page):
         raise RuntimeError("chromium --dump-dom %s: exit %d: %s"
                            % (page, p.returncode, p.stderr.strip()[-300:]))
     return static.Page(p.stdout), p.stdout
-
-
-def attempt(name, run):
-    """check_problems(name, run()), a failed browser run counting as a failure."""
-    try:
-        problems = run()
-    except RuntimeError as e:
-        problems = [str(e)]
-    check_problems(name, problems)
 
 
 def index_checks(site, want):
@@ -234,19 +223,6 @@ ONE_LINE_CSS = "#sites .bytes, #sites .bytes .insn { display: inline; white-spac
 BREAK_GROUPS_CSS = "#sites .bytes .g { white-space: normal; } #sites td.b { max-width: 6em; }\n"
 
 
-def width_checks(site):
-    """Check 5: every platform's bytes on screen with no group broken, and
-    the check bites on each of the two layouts it rules out."""
-    problems = width_problems(site)
-    control = width_problems(site, ONE_LINE_CSS)
-    if not any("ends at" in p and "b-xen-pv" in p for p in control):
-        problems.append("with the bytes on one line, no xen-pv cell was reported past the edge")
-    control = width_problems(site, BREAK_GROUPS_CSS)
-    if not any("across lines" in p for p in control):
-        problems.append("with the bytes breaking anywhere, no group was reported split")
-    return problems
-
-
 # Where the row the fragment names is and how it looks, after the browser
 # opened the page on it: its top against the sticky column headings and
 # the window, whether it is hidden, :target, and its background against a
@@ -291,11 +267,9 @@ def deep_link_problems(site, link, sid, op, extra_css=""):
     return problems
 
 
-def deep_link_checks(site):
-    """Check 6: the link a row gives to itself (the middle row of the op
-    with the most sites, so the page can scroll it to the top) opens the
-    page on that row; the check bites when the row scrolls under the
-    sticky headings."""
+def deep_link(site):
+    """The link a row gives to itself, the middle row of the op with the
+    most sites (so the page can scroll it to the top): (link, its id, op)."""
     rows = [r[0] for r in static.Page(open(os.path.join(site, "index.html")).read())
             .rows.values()]
     ops = [r["attrs"]["data-op"] for r in rows]
@@ -304,13 +278,9 @@ def deep_link_checks(site):
     row = of_op[len(of_op) // 2]
     sid = row["attrs"]["id"]
     link = next((href for href in row["links"] if href.endswith("#" + sid)), None)
-    if link is None or not link.startswith("?op=op:%s#" % op):
-        return ["%s links to itself with %r, not ?op=op:%s#%s" % (sid, link, op, sid)]
-    problems = deep_link_problems(site, link, sid, op)
-    control = deep_link_problems(site, link, sid, op, "#sites tbody tr { scroll-margin-top: 0; }\n")
-    if not any("headings' bottom" in p for p in control):
-        problems.append("with no room kept for the headings, the check saw nothing wrong")
-    return problems
+    assert link is not None and link.startswith("?op=op:%s#" % op), \
+        "%s links to itself with %r, not ?op=op:%s#%s" % (sid, link, op, sid)
+    return link, sid, op
 
 
 def screenshot_checks(site, png):
@@ -328,33 +298,69 @@ def screenshot_checks(site, png):
         "%s: not a PNG of a rendered page (%d bytes)" % (png, size)]
 
 
-def main():
-    """Each check in turn; a missing site is one failure, not a traceback."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--site", default=os.path.join(ROOT, "build", "tests", "explore", "site"))
-    ap.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
-    ap.add_argument("--screenshot", default=os.path.join(ROOT, "build", "explore-screenshot.png"))
-    args = ap.parse_args()
-    site = os.path.abspath(args.site)
-    if not os.path.isfile(os.path.join(site, "index.html")):
-        check_problems("the site exists",
-                       ["no %s/index.html: run test_explore_html.py first" % site])
-    else:
-        want = static.image_sites(args.image)
-        attempt("index.html: the script ran and all %d sites have bytes per platform"
-                % len(want), lambda: index_checks(site, want)[0])
-        attempt("index.html?op=...&hide=xen-pv: the filters apply", lambda: filter_checks(site))
-        attempt("a benchmark page and tour.html render", lambda: content_checks(site))
-        attempt("with the script broken the ready check fails and every row still shows",
-                lambda: broken_script_checks(site, want))
-        attempt("in a %dx%d window every platform's bytes are on screen, a line per "
-                "instruction" % WINDOW, lambda: width_checks(site))
-        attempt("a site's own link opens the page on it: filtered, scrolled to, marked",
-                lambda: deep_link_checks(site))
-        attempt("screenshot %s" % os.path.relpath(os.path.abspath(args.screenshot), ROOT),
-                lambda: screenshot_checks(site, os.path.abspath(args.screenshot)))
-    return summary()
+@pytest.fixture(scope="module")
+def site(args):
+    if not os.path.isfile(os.path.join(args.site, "index.html")):
+        pytest.fail("the site exists: no %s/index.html: run test_explore_html.py first"
+                    % args.site)
+    return args.site
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.fixture(scope="module")
+def want(args):
+    return static.image_sites(args.image)
+
+
+def test_index_script_ran_and_every_site_has_bytes(site, want):
+    problems = index_checks(site, want)[0]
+    assert not problems, "index.html: the script ran and all %d sites have bytes per " \
+        "platform:\n%s" % (len(want), static.listed(problems))
+
+
+def test_filters_apply(site):
+    problems = filter_checks(site)
+    assert not problems, "index.html?op=...&hide=xen-pv: " + static.listed(problems)
+
+
+def test_bench_page_and_tour_render(site):
+    problems = content_checks(site)
+    assert not problems, static.listed(problems)
+
+
+def test_broken_script_fails_ready_check_rows_still_show(site, want):
+    problems = broken_script_checks(site, want)
+    assert not problems, static.listed(problems)
+
+
+def test_every_platforms_bytes_on_screen(site):
+    problems = width_problems(site)
+    assert not problems, "in a %dx%d window every platform's bytes are on screen, a line " \
+        "per instruction:\n" % WINDOW + static.listed(problems)
+
+
+@pytest.mark.parametrize("css,reported", [
+    (ONE_LINE_CSS, lambda p: "ends at" in p and "b-xen-pv" in p),
+    (BREAK_GROUPS_CSS, lambda p: "across lines" in p),
+], ids=["bytes on one line: xen-pv cells past the edge",
+        "bytes breaking anywhere: groups split"])
+def test_width_check_catches(site, css, reported):
+    control = width_problems(site, css)
+    assert any(reported(p) for p in control), "reported: %s" % (control[:3] or "nothing")
+
+
+def test_own_link_opens_the_page_on_the_site(site):
+    link, sid, op = deep_link(site)
+    problems = deep_link_problems(site, link, sid, op)
+    assert not problems, "filtered, scrolled to, marked: " + static.listed(problems)
+
+
+def test_deep_link_check_catches_row_under_the_headings(site):
+    link, sid, op = deep_link(site)
+    control = deep_link_problems(site, link, sid, op, "#sites tbody tr { scroll-margin-top: 0; }\n")
+    assert any("headings' bottom" in p for p in control), \
+        "with no room kept for the headings, the check saw nothing wrong: %s" % control
+
+
+def test_screenshot(site, args):
+    problems = screenshot_checks(site, args.screenshot)
+    assert not problems, static.listed(problems)

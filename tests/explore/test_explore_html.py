@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """tests/explore/test_explore_html.py: the site tools/explore writes,
 checked without a browser (Python's html.parser).
 
-    python3 tests/explore/test_explore_html.py [--image PATH] [--bench DIR] [--out DIR]
+    pytest-3 tests/explore/test_explore_html.py [--image PATH] [--bench DIR] [--out DIR]
 
 1. tools/explore writes OUT (default build/tests/explore/site) and prints
    its index.html; a second run into OUT.again writes the same bytes.
@@ -22,7 +21,7 @@ checked without a browser (Python's html.parser).
    cell for cell; the lifecycle page names the date of
    docs/lifecycle-run.json. The check bites on a page without its quoted
    section and on a quoted figure changed.
-Ends with "N passed, N failed"; exits 1 if any check failed.
+The options are tests/explore/conftest.py's.
 """
 
 import argparse
@@ -32,16 +31,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
+
+import pytest
+from pbtools.bench import catalog as bench_catalog
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOLS = os.path.join(ROOT, "tools")
-sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
-sys.path.insert(0, TOOLS)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.bench import catalog as bench_catalog  # noqa: E402
-from report import check_problems, summary  # noqa: E402
+SHOWN = 10  # problems a failure lists; the rest are counted
 
 # The bytes columns (class b-KEY): as linked, then one per platform.
 BACKENDS = ["linked", "native", "xen-pv", "xen-pvh"]
@@ -276,137 +273,200 @@ def same_tree(a, b):
     return diffs
 
 
-def generation_checks(args):
-    """Checks 1 and 5; returns whether the site was written."""
-    status, out, err = explore(args, args.out)
+def listed(problems):
+    """problems one a line, the first SHOWN of them and how many more."""
+    more = ["... and %d more" % (len(problems) - SHOWN)] if len(problems) > SHOWN else []
+    return "\n".join(problems[:SHOWN] + more)
+
+
+@pytest.fixture(scope="module")
+def generated(args):
+    """tools/explore's run into OUT: (exit status, stdout, stderr)."""
+    return explore(args, args.out)
+
+
+@pytest.fixture(scope="module")
+def site(args, generated):
+    """OUT, once tools/explore wrote it; the structure checks need it."""
+    if generated[0] != 0:
+        pytest.fail("tools/explore did not write the site: exit %d: %s"
+                    % (generated[0], generated[2]))
+    return args.out
+
+
+@pytest.fixture(scope="module")
+def want(args):
+    return image_sites(args.image)
+
+
+@pytest.fixture(scope="module")
+def groups(args):
+    return [g["name"] for g in bench_catalog.catalog(args.image)["groups"]]
+
+
+def test_writes_the_site_and_prints_index(args, generated):
+    status, out, err = generated
     index = os.path.join(args.out, "index.html")
-    check_problems("tools/explore writes the site and prints index.html",
-                   [] if status == 0 and os.path.samefile(out, index) and os.path.isfile(index)
-                   else ["exit %d, printed %r, stderr: %s" % (status, out, err)])
-    if status != 0:
-        return False
+    assert status == 0 and os.path.samefile(out, index) and os.path.isfile(index), \
+        "exit %d, printed %r, stderr: %s" % (status, out, err)
+
+
+def test_second_run_writes_the_same_bytes(args, site):
     again = args.out + ".again"
     status, _, err = explore(args, again)
-    check_problems("a second run writes the same bytes",
-                   ["second run: exit %d: %s" % (status, err)] if status
-                   else same_tree(args.out, again))
-    shutil.rmtree(again, ignore_errors=True)
+    try:
+        assert status == 0, "second run: exit %d: %s" % (status, err)
+        diffs = same_tree(site, again)
+        assert not diffs, listed(diffs)
+    finally:
+        shutil.rmtree(again, ignore_errors=True)
+
+
+def test_missing_image_exit_2_one_line(args, site):
     bad = dict(vars(args), image=os.path.join(args.out, "no-such.elf"))
     status, _, err = explore(argparse.Namespace(**bad), args.out + ".bad")
-    check_problems("a missing image: exit 2 and one line",
-                   [] if status == 2 and err.startswith("explore: ") and "\n" not in err
-                   else ["exit %d, stderr %r" % (status, err)])
+    assert status == 2 and err.startswith("explore: ") and "\n" not in err, \
+        "exit %d, stderr %r" % (status, err)
+
+
+def test_foreign_out_refused_and_left_alone(args, site):
     foreign = args.out + ".foreign"
     os.makedirs(foreign, exist_ok=True)
     with open(os.path.join(foreign, "keep.txt"), "w") as f:
         f.write("not explore's\n")
-    status, _, err = explore(args, foreign)
-    kept = os.path.exists(os.path.join(foreign, "keep.txt"))
-    check_problems("a foreign --out directory is refused and left alone",
-                   [] if status == 2 and kept
-                   else ["exit %d, kept %s, stderr %r" % (status, kept, err)])
-    shutil.rmtree(foreign, ignore_errors=True)
-    return True
+    try:
+        status, _, err = explore(args, foreign)
+        kept = os.path.exists(os.path.join(foreign, "keep.txt"))
+        assert status == 2 and kept, "exit %d, kept %s, stderr %r" % (status, kept, err)
+    finally:
+        shutil.rmtree(foreign, ignore_errors=True)
 
 
-def no_run_checks(args, benches):
-    """Check 7: a site written with no benchmark run shows what the docs
-    quote, and the check bites on a page stripped of it and on a figure
-    changed."""
+def test_every_site_one_row_with_bytes(site, want):
+    assert want, "the image has no sites"
+    problems = row_problems(os.path.join(site, "index.html"), want)
+    assert not problems, "every one of the %d sites has one row with bytes for %s:\n%s" % (
+        len(want), ", ".join(BACKENDS), listed(problems))
+
+
+def test_every_relative_link_resolves(site):
+    problems = link_problems(site)
+    assert not problems, listed(problems)
+
+
+def test_every_bench_group_has_its_page(site, groups):
+    problems = bench_problems(site, groups)
+    assert not problems, "every benchmark group (%s) has its page: %s" % (
+        ", ".join(groups), listed(problems))
+
+
+def sub(path, pattern, repl):
+    """Replaces the first match in a file; whether anything changed."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    changed = re.sub(pattern, repl, text, count=1, flags=re.S)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(changed)
+    return changed != text
+
+
+# Faults planted in a copy of the site: (what is reported, how it is
+# planted), each given the copy, the first site's id and the first group.
+FAULTS = {
+    "a deleted row": (
+        lambda first, group: first,
+        lambda copy, first, group: sub(os.path.join(copy, "index.html"),
+                                       r'<tr id="%s".*?</tr>\n?' % first, "")),
+    "an emptied xen-pvh cell": (
+        lambda first, group: "no bytes in the xen-pvh cell",
+        lambda copy, first, group: sub(
+            os.path.join(copy, "index.html"),
+            r'(<tr id="%s".*?<td class="b b-xen-pvh">).*?</td>' % first, r"\1</td>")),
+    "a broken link": (
+        lambda first, group: "no such file",
+        lambda copy, first, group: sub(os.path.join(copy, "index.html"), r'href="tour.html#',
+                                       'href="tuor.html#')),
+    "a broken anchor": (
+        lambda first, group: 'no id "tour-0"',
+        lambda copy, first, group: sub(os.path.join(copy, "index.html"),
+                                       r'href="tour.html#tour-\d+"', 'href="tour.html#tour-0"')),
+    "a missing bench page": (
+        lambda first, group: "bench-%s.html" % group,
+        lambda copy, first, group: os.remove(os.path.join(copy, "bench-%s.html" % group))
+        or True),
+}
+
+
+@pytest.mark.parametrize("expect,plant", FAULTS.values(), ids=list(FAULTS))
+def test_checks_catch(site, want, groups, expect, plant):
+    """Each fault planted in a copy of the site must be reported. The copy
+    sits beside the site, so its links into the repository still resolve."""
+    copy = site + ".broken"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(site, copy)
+    try:
+        planted = plant(copy, want[0], groups[0])
+        found = all_problems(copy, want, groups)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    assert planted and any(expect(want[0], groups[0]) in p for p in found), \
+        "planted %s; reported: %s" % (planted, found[:3] or "nothing")
+
+
+@pytest.fixture(scope="module")
+def benches(args):
+    return {b["name"]: b["group"] for b in bench_catalog.catalog(args.image)["benches"]}
+
+
+@pytest.fixture(scope="module")
+def norun(args, site):
+    """Check 7's site: written with an empty --bench into OUT.norun."""
     out = args.out + ".norun"
     empty = os.path.join(out + ".bench")
     os.makedirs(empty, exist_ok=True)
     status, _, err = explore(argparse.Namespace(**dict(vars(args), bench=empty)), out)
     if status != 0:
-        check_problems("with no run, every benchmark page shows what the docs quote",
-                       ["tools/explore with an empty --bench: exit %d: %s" % (status, err)])
-        return
-    rows = docs_rows(benches)
-    check_problems("with no run, every benchmark page shows what the docs quote (%d rows of "
-                   "%d benchmarks)" % (sum(map(len, rows.values())), len(rows)),
-                   quoted_problems(out, benches) if rows
-                   else ["no generated table row in the docs"])
-    bench, cells = sorted(rows.items())[0][0], sorted(rows.items())[0][1][0]
-    page_path = os.path.join(out, "bench-%s.html" % benches[bench])
-    with open(page_path, encoding="utf-8") as f:
-        text = f.read()
-    faults = [("the quoted section removed", "quotes nothing",
-               re.sub(r'<h2 id="quoted">.*</main>', "</main>", text, flags=re.S)),
-              ("a quoted figure changed", "does not show the docs' row",
-               text.replace("<td>%s</td>" % cells[1], "<td>%s0</td>" % cells[1], 1))]
-    for what, expect, broken in faults:
-        with open(page_path, "w", encoding="utf-8") as f:
-            f.write(broken)
-        found = quoted_problems(out, benches)
-        check_problems("the quote check catches %s" % what,
-                       [] if broken != text and any(expect in p for p in found)
-                       else ["reported: %s" % (found[:3] or "nothing")])
+        pytest.fail("tools/explore with an empty --bench: exit %d: %s" % (status, err))
+    yield out
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(empty, ignore_errors=True)
 
 
-def negative_controls(site, want, groups):
-    """Each fault planted in a copy of the site must be reported. The copy
-    sits beside the site, so its links into the repository still resolve."""
-    copy = site + ".broken"
-    index = os.path.join(copy, "index.html")
+def test_no_run_pages_show_what_the_docs_quote(norun, benches):
+    rows = docs_rows(benches)
+    assert rows, "no generated table row in the docs"
+    problems = quoted_problems(norun, benches)
+    assert not problems, "with no run, every benchmark page shows what the docs quote (%d " \
+        "rows of %d benchmarks):\n%s" % (sum(map(len, rows.values())), len(rows),
+                                          listed(problems))
 
-    def sub(path, pattern, repl):
-        """Replaces the first match in a file; whether anything changed."""
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        changed = re.sub(pattern, repl, text, count=1, flags=re.S)
-        with open(path, "w", encoding="utf-8") as f:
+
+# Faults in a benchmark page of the no-run site: (what is reported, the
+# page's text broken, given the text and the first quoted row's cells).
+QUOTE_FAULTS = {
+    "the quoted section removed": (
+        "quotes nothing",
+        lambda text, cells: re.sub(r'<h2 id="quoted">.*</main>', "</main>", text, flags=re.S)),
+    "a quoted figure changed": (
+        "does not show the docs' row",
+        lambda text, cells: text.replace("<td>%s</td>" % cells[1], "<td>%s0</td>" % cells[1], 1)),
+}
+
+
+@pytest.mark.parametrize("expect,broken", QUOTE_FAULTS.values(), ids=list(QUOTE_FAULTS))
+def test_quote_check_catches(norun, benches, expect, broken):
+    rows = docs_rows(benches)
+    bench, cells = sorted(rows.items())[0][0], sorted(rows.items())[0][1][0]
+    page_path = os.path.join(norun, "bench-%s.html" % benches[bench])
+    with open(page_path, encoding="utf-8") as f:
+        text = f.read()
+    changed = broken(text, cells)
+    try:
+        with open(page_path, "w", encoding="utf-8") as f:
             f.write(changed)
-        return changed != text
-
-    first, group = want[0], groups[0]
-    faults = [
-        ("a deleted row", first, lambda: sub(index, r'<tr id="%s".*?</tr>\n?' % first, "")),
-        ("an emptied xen-pvh cell", "no bytes in the xen-pvh cell",
-         lambda: sub(index, r'(<tr id="%s".*?<td class="b b-xen-pvh">).*?</td>' % first,
-                     r"\1</td>")),
-        ("a broken link", "no such file",
-         lambda: sub(index, r'href="tour.html#', 'href="tuor.html#')),
-        ("a broken anchor", 'no id "tour-0"',
-         lambda: sub(index, r'href="tour.html#tour-\d+"', 'href="tour.html#tour-0"')),
-        ("a missing bench page", "bench-%s.html" % group,
-         lambda: os.remove(os.path.join(copy, "bench-%s.html" % group)) or True),
-    ]
-    for what, expect, plant in faults:
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(site, copy)
-        planted = plant()
-        found = all_problems(copy, want, groups)
-        check_problems("the checks catch %s" % what,
-                       [] if planted and any(expect in p for p in found)
-                       else ["planted %s; reported: %s" % (planted, found[:3] or "nothing")])
-    shutil.rmtree(copy, ignore_errors=True)
-
-
-def main():
-    """Generation first; the structure checks need the site it writes."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
-    ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "build", "tests", "explore", "site"))
-    args = ap.parse_args()
-    args.out = os.path.abspath(args.out)
-    if generation_checks(args):
-        want = image_sites(args.image)
-        groups = [g["name"] for g in bench_catalog.catalog(args.image)["groups"]]
-        check_problems("every one of the %d sites has one row with bytes for %s"
-                       % (len(want), ", ".join(BACKENDS)),
-                       row_problems(os.path.join(args.out, "index.html"), want) if want
-                       else ["the image has no sites"])
-        check_problems("every relative link and image resolves", link_problems(args.out))
-        check_problems("every benchmark group (%s) has its page" % ", ".join(groups),
-                       bench_problems(args.out, groups))
-        negative_controls(args.out, want, groups)
-        no_run_checks(args, {b["name"]: b["group"] for b in bench_catalog.catalog(
-            args.image)["benches"]})
-    return summary()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        found = quoted_problems(norun, benches)
+    finally:
+        with open(page_path, "w", encoding="utf-8") as f:
+            f.write(text)
+    assert changed != text and any(expect in p for p in found), \
+        "reported: %s" % (found[:3] or "nothing")

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """tests/explore/test_markdown_html.py: tools/pbtools/docs/markdown_html.py, the
 library and the extensions the pages need, without the image.
 
-    python3 tests/explore/test_markdown_html.py
+    pytest-3 tests/explore/test_markdown_html.py
 
 1. Small pages, each with what it must and must not render to: GitHub's
    heading ids (a repeat suffixed -1, `code` in a title), no heading from
@@ -15,21 +14,19 @@ library and the extensions the pages need, without the image.
    markdown, here in the HTML).
 3. The check of 2 bites: a planted link to glossary.md#no-such-term is
    reported, and so is every fragment link when headings get no ids.
-Ends with "N passed, N failed"; exits 1 if any check failed.
 """
 
 import os
 import re
-import sys
 from html.parser import HTMLParser
 
+import pytest
+from pbtools.docs import markdown_html
+from pbtools.explore import main as explore
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.docs import markdown_html  # noqa: E402
-from pbtools.explore import main as explore  # noqa: E402
-from report import check_problems, summary  # noqa: E402
+OUT = os.path.join(ROOT, "build", "tests", "explore", "markdown")
+SHOWN = 10  # problems a failure lists; the rest are counted
 
 
 # (what, markdown, fragments the HTML must hold, fragments it must not)
@@ -109,35 +106,47 @@ def link_problems(pages):
     return problems
 
 
-def main():
-    """The cases, the real pages, then the controls."""
-    for what, text, must, must_not in CASES:
-        site = os.path.join(ROOT, "site", "docs")  # as if rendered there: ../../ is ROOT
-        html = markdown_html.markdown(text, lambda t: explore.doc_link(
-            t, {os.path.join(ROOT, "docs", "glossary.md"): os.path.join(site, "glossary.html")},
-            os.path.join(ROOT, "docs"), site))
-        check_problems(what, ["missing %r in %r" % (m, html) for m in must if m not in html]
-                       + ["unwanted %r in %r" % (m, html) for m in must_not if m in html])
-    out = os.path.join(ROOT, "build", "tests", "explore", "markdown")
-    pages = rendered_docs(out)
-    fragments = sum(1 for a in pages.values() for h in a.hrefs if "#" in h)
-    check_problems("every link of README.md and docs/ resolves in the HTML (%d pages, %d "
-                   "links with a fragment)" % (len(pages), fragments), link_problems(pages))
-    planted = link_problems(rendered_docs(out, {"planted.md": "[x](glossary.md#no-such-term)\n"}))
-    check_problems("the link check catches a link to a missing heading",
-                   [] if any("no id no-such-term" in p for p in planted)
-                   else ["reported: %s" % planted])
-    keep = markdown_html.HeadingIds.run
-    markdown_html.HeadingIds.run = lambda self, root: None
-    try:
-        missing = link_problems(rendered_docs(out))
-    finally:
-        markdown_html.HeadingIds.run = keep
-    check_problems("with no heading ids every fragment link is reported",
-                   [] if len(missing) >= fragments > 0 else
-                   ["%d of %d fragment links reported" % (len(missing), fragments)])
-    return summary()
+def listed(problems):
+    """problems one a line, the first SHOWN of them and how many more."""
+    more = ["... and %d more" % (len(problems) - SHOWN)] if len(problems) > SHOWN else []
+    return "\n".join(problems[:SHOWN] + more)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.mark.parametrize("text,must,must_not", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_small_page(text, must, must_not):
+    site = os.path.join(ROOT, "site", "docs")  # as if rendered there: ../../ is ROOT
+    html = markdown_html.markdown(text, lambda t: explore.doc_link(
+        t, {os.path.join(ROOT, "docs", "glossary.md"): os.path.join(site, "glossary.html")},
+        os.path.join(ROOT, "docs"), site))
+    problems = (["missing %r in %r" % (m, html) for m in must if m not in html]
+                + ["unwanted %r in %r" % (m, html) for m in must_not if m in html])
+    assert not problems, listed(problems)
+
+
+@pytest.fixture(scope="module")
+def pages():
+    return rendered_docs(OUT)
+
+
+def fragment_links(pages):
+    return sum(1 for a in pages.values() for h in a.hrefs if "#" in h)
+
+
+def test_every_link_resolves_in_the_html(pages):
+    problems = link_problems(pages)
+    assert not problems, "every link of README.md and docs/ resolves in the HTML (%d pages, " \
+        "%d links with a fragment):\n%s" % (len(pages), fragment_links(pages), listed(problems))
+
+
+def test_link_check_catches_a_missing_heading():
+    planted = link_problems(rendered_docs(OUT, {"planted.md": "[x](glossary.md#no-such-term)\n"}))
+    assert any("no id no-such-term" in p for p in planted), "reported: %s" % planted
+
+
+def test_no_heading_ids_every_fragment_link_reported(pages, monkeypatch):
+    fragments = fragment_links(pages)
+    monkeypatch.setattr(markdown_html.HeadingIds, "run", lambda self, root: None)
+    missing = link_problems(rendered_docs(OUT))
+    assert len(missing) >= fragments > 0, \
+        "%d of %d fragment links reported" % (len(missing), fragments)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What the patcher does to the image's sites, against a recorded expectation.
 
-    tests/pv/test_expected_sites.py [--image ELF] [--expect FILE] [--record]
+    pytest-3 tests/pv/test_expected_sites.py [--image ELF] [--expect FILE]
+    tests/pv/test_expected_sites.py --record [--image ELF] [--expect FILE]
 
 Lists every site of the image with tools/pvsites --json --disasm (which runs
 the kernel's own patcher through pvemit) and reduces each to
@@ -19,15 +20,16 @@ writes exactly what native writes, in the native form. Should PVH ever
 take a form of its own, that check fails, and xen-pvh needs its column.
 
 The expectation (tests/pv/expected_sites.txt) is a count per distinct tuple.
-Each tuple seen in the expectation or the image is one check, passing when
-the counts agree. On a mismatch the test prints a diff, expectation first.
---record rewrites the expectation from the image instead: do that only when
-a change of sites is intended, and commit the diff with the change.
-Ends with "N passed, N failed"."""
+Each tuple seen in the expectation or the image is one test, passing when
+the counts agree; a failing one shows the expectation's rows and the
+image's for that op, expectation first. --record rewrites the
+expectation from the image instead (run as a command, not under pytest):
+do that only when a change of sites is intended, and commit the diff with
+the change."""
 
 import argparse
 import collections
-import difflib
+import functools
 import json
 import os
 import subprocess
@@ -86,7 +88,9 @@ def pvh_problems(sites):
     return problems
 
 
+@functools.lru_cache(maxsize=None)
 def image_sites(image):
+    """pvsites' sites of image, read once per run."""
     try:
         out = subprocess.run([os.path.join(ROOT, "tools", "pvsites"), image, "--json",
                               "--disasm"], check=True, capture_output=True, text=True).stdout
@@ -103,6 +107,7 @@ def format_counts(counts):
     return lines
 
 
+@functools.lru_cache(maxsize=None)
 def read_expectation(path):
     counts = collections.Counter()
     with open(path) as f:
@@ -128,46 +133,58 @@ HEADER = """\
 """
 
 
+def counts(image, expect):
+    """(expected, actual): the count of each tuple in the expectation and
+    in the image."""
+    return (read_expectation(expect),
+            collections.Counter(site_tuple(s) for s in image_sites(image)))
+
+
+def pytest_generate_tests(metafunc):
+    """One test per tuple the expectation or the image holds."""
+    if "row" in metafunc.fixturenames:
+        expected, actual = counts(metafunc.config.getoption("--image"),
+                                  metafunc.config.getoption("--expect"))
+        rows = sorted(set(expected) | set(actual))
+        metafunc.parametrize("row", rows, ids=[" ".join(t) for t in rows])
+
+
+def test_xen_pvh_writes_the_native_form(image):
+    sites = image_sites(image)
+    pvh = pvh_problems(sites)
+    assert not pvh, ("xen-pvh does not write the native form at %d of %d sites: give it a "
+                     "column of its own\n" % (len(pvh), len(sites))
+                     + "\n".join(pvh[:10]) + ("\n... and %d more" % (len(pvh) - 10)
+                                              if len(pvh) > 10 else ""))
+
+
+def test_row_count_as_expected(image, expect, row):
+    expected, actual = counts(image, expect)
+    op = [t for t in sorted(set(expected) | set(actual)) if t[0] == row[0]]
+    assert expected[row] == actual[row], (
+        "expected %d, image has %d; the op's rows, expected then the image's:\n%s\n%s\n"
+        "If the change is intended, run tests/pv/test_expected_sites.py --record and commit "
+        "the new expectation." % (expected[row], actual[row],
+                                  "\n".join(format_counts({t: expected[t] for t in op})),
+                                  "\n".join(format_counts({t: actual[t] for t in op}))))
+
+
 def main():
+    """--record: the image's sites written to the expectation file."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--image", default=IMAGE)
     ap.add_argument("--expect", default=EXPECT)
     ap.add_argument("--record", action="store_true",
                     help="write the image's sites to the expectation file")
     args = ap.parse_args()
-    sites = image_sites(args.image)
-    actual = collections.Counter(site_tuple(s) for s in sites)
-    if args.record:
-        with open(args.expect, "w") as f:
-            f.write(HEADER + "\n".join(format_counts(actual)) + "\n")
-        print(f"test_expected_sites: recorded {sum(actual.values())} sites "
-              f"({len(actual)} rows) to {os.path.relpath(args.expect, ROOT)}")
-        return 0
-    expected = read_expectation(args.expect)
-    passed = failed = 0
-    pvh = pvh_problems(sites)
-    if pvh:
-        failed += 1
-        print(f"FAIL xen-pvh does not write the native form at {len(pvh)} of {len(sites)} "
-              "sites: give it a column of its own")
-        print("\n".join("  " + p for p in pvh[:10]))
-    else:
-        passed += 1
-    for t in sorted(set(expected) | set(actual)):
-        if expected[t] == actual[t]:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {' '.join(t)}: expected {expected[t]}, image has {actual[t]}")
-    if failed:
-        diff = difflib.unified_diff(format_counts(expected), format_counts(actual),
-                                    args.expect, args.image, lineterm="")
-        print("\n".join(diff))
-        print("If the change is intended, rerun with --record and commit the new expectation.")
-    print(f"expected sites: {sum(actual.values())} sites in the image, "
-          f"{sum(expected.values())} expected")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    if not args.record:
+        ap.error("the check runs under pytest: pytest-3 tests/pv/test_expected_sites.py")
+    actual = collections.Counter(site_tuple(s) for s in image_sites(args.image))
+    with open(args.expect, "w") as f:
+        f.write(HEADER + "\n".join(format_counts(actual)) + "\n")
+    print(f"test_expected_sites: recorded {sum(actual.values())} sites "
+          f"({len(actual)} rows) to {os.path.relpath(args.expect, ROOT)}")
+    return 0
 
 
 if __name__ == "__main__":

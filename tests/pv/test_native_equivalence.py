@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A natively patched site must hold exactly what the PARAVIRT=n build has
 for the same wrapper, plus NOP padding.
 
@@ -10,11 +9,11 @@ same op in .pv_native_sites (build/nopv/patchbay.elf)."""
 import os
 import re
 import subprocess
-import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True  # no __pycache__ in tests/
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+SHOWN = 10  # sites a failure lists; the rest are counted
 
 PV_IMAGE = os.path.join(ROOT, "build", "patchbay.elf")
 NOPV_IMAGE = os.path.join(ROOT, "build", "nopv", "patchbay.elf")
@@ -69,28 +68,34 @@ def patched_sites():
         return TRACE.findall(f.read().replace("\r", ""))
 
 
-def main():
+@pytest.fixture(scope="module")
+def sites():
+    """The trace of one native boot: (addr, op, len, before, after, result) a site."""
+    return patched_sites()
+
+
+@pytest.fixture(scope="module")
+def expected():
     from pbtools.elf import pvsites  # it reads the descriptors and names the ops
-    expected = native_instructions(pvsites)
-    sites = patched_sites()
-    passed = failed = 0
+    return native_instructions(pvsites)
+
+
+@pytest.mark.timeout(900)
+def test_sites_traced(sites):
+    assert sites, "no sites traced: was pv.trace=1 honoured?"
+
+
+@pytest.mark.timeout(900)
+def test_every_site_holds_the_paravirt_n_instructions(sites, expected):
+    wrong = []
     for addr, op, _, _, after, result in sites:
         code = strip_nops(bytes.fromhex(after.replace(" ", "")))
         if result == "inline" and code in expected.get(op, ()):
-            passed += 1
             continue
-        failed += 1
         want = ", ".join(c.hex(" ") for c in sorted(expected.get(op, ()))) or "no such op"
-        print(f"FAIL site {addr} {op}: patched to {code.hex(' ')} ({result}); "
-              f"PARAVIRT=n has {want}")
-    if not sites:
-        failed += 1
-        print("FAIL no sites traced: was pv.trace=1 honoured?")
+        wrong.append(f"site {addr} {op}: patched to {code.hex(' ')} ({result}); "
+                     f"PARAVIRT=n has {want}")
     ops = sorted({s[1] for s in sites})
-    print(f"pv native equivalence: {len(sites)} sites over {len(ops)} ops ({', '.join(ops)})")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    more = [f"... and {len(wrong) - SHOWN} more"] if len(wrong) > SHOWN else []
+    assert not wrong, (f"{len(wrong)} of {len(sites)} sites over {len(ops)} ops "
+                       f"({', '.join(ops)}):\n" + "\n".join(wrong[:SHOWN] + more))

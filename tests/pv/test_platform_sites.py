@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Each platform writes at every site what tools/pvsites says it writes.
 
-    tests/pv/test_platform_sites.py [--image ELF] [--platform NAME]...
+    pytest-3 tests/pv/test_platform_sites.py [--image ELF] [--platform NAME]...
 
 Which site form a platform takes is decided by the kernel, in each
 platform's install function (the patch table it installs); pvsites and the
@@ -24,25 +23,22 @@ both restore_fl templates are seen booted, and checks against
 
 A boot takes seconds (native about 4, xen-pv 6, xen-pvh about 30: Xen
 builds a PVH dom0 behind an emulated IOMMU); the boots run one at a time.
-Console logs go to build/test-logs/pv-platform-sites-PLATFORM.log. Ends with
-"N passed, N failed"; exits 1 if any check failed.
+Console logs go to build/test-logs/pv-platform-sites-PLATFORM.log. Each
+check is a test per platform; a boot that fails fails them all.
 """
 
-import argparse
 import os
 import re
 import subprocess
 import sys
 
+import pytest
+from pbtools.bench import configs as bench_configs
+from pbtools.explore import sites as explore_sites
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.dont_write_bytecode = True  # no __pycache__ in tools/ or tests/
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-from pbtools.bench import configs as bench_configs  # noqa: E402
-from pbtools.explore import sites as explore_sites  # noqa: E402
-from report import check_problems, summary  # noqa: E402
 from test_native_equivalence import TRACE  # noqa: E402  (the pv.trace=1 line)
 
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -52,24 +48,26 @@ TIMEOUT = "180"
 # there: pv.restore_fl is refused where the native forms are not in use.
 RESTORE_FL = {"xen-pvh": "condsti"}
 SUMMARY = re.compile(r"^pv: (\S+) ops, patched \d+/\d+ sites", re.M)
+SHOWN = 10  # problems a failure lists; the rest are counted
+# Each test of a platform may wait for its boot: a CPU slot, then up to
+# TIMEOUT seconds of QEMU.
+pytestmark = pytest.mark.timeout(900)
 
 
 def boot(image, platform, template):
-    """The console of one boot of the platform with pv.trace=1; None
-    (after a failed check) when it did not boot to its verdict."""
+    """The console of one boot of the platform with pv.trace=1; fails the
+    test when it did not boot to its verdict."""
     log = os.path.join(LOGS, "pv-platform-sites-%s.log" % platform)
     os.makedirs(LOGS, exist_ok=True)
     cmd = ([os.path.join(ROOT, "tools", "run"), "--quiet", "--log", log, "--timeout", TIMEOUT,
             "--image", image] + bench_configs.DOORS[platform] + ["--", "pv.trace=1"]
            + (["pv.restore_fl=%s" % template] if platform in RESTORE_FL else []))
     status = subprocess.call(cmd, stdout=subprocess.DEVNULL)
-    with open(log, errors="replace") as f:
-        console = f.read().replace("\r", "")
     if status != 0:
-        check_problems("%s: the boot passes" % platform,
-                       ["%s: exit status %d; see %s" % (" ".join(cmd[1:]), status, log)])
-        return None
-    return console
+        pytest.fail("%s: the boot passes: %s: exit status %d; see %s"
+                    % (platform, " ".join(cmd[1:]), status, log))
+    with open(log, errors="replace") as f:
+        return f.read().replace("\r", "")
 
 
 def written(site, platform, template):
@@ -122,47 +120,77 @@ def trace(console):
     return traced, twice
 
 
-def check_platform(image, platform, sites, forms):
-    """Every check of one platform's boot."""
+def listed(problems):
+    """problems one a line, the first SHOWN of them and how many more."""
+    more = ["... and %d more" % (len(problems) - SHOWN)] if len(problems) > SHOWN else []
+    return "\n".join(problems[:SHOWN] + more)
+
+
+def pytest_generate_tests(metafunc):
+    """The platforms pvsites shows, or those --platform names: one boot
+    each, shared by its tests."""
+    if "platform" in metafunc.fixturenames:
+        forms = explore_sites.platforms()
+        chosen = metafunc.config.getoption("--platform") or list(forms)
+        unknown = [p for p in chosen if p not in forms]
+        if unknown:
+            raise pytest.UsageError("no platform %s (%s)" % (", ".join(unknown),
+                                                             ", ".join(forms)))
+        metafunc.parametrize("platform", chosen, scope="module")
+
+
+@pytest.fixture(scope="module")
+def sites(image):
+    try:
+        return explore_sites.read_sites(image)
+    except explore_sites.InputError as e:
+        pytest.fail("test_platform_sites: %s" % e)
+
+
+@pytest.fixture(scope="module")
+def forms():
+    return explore_sites.platforms()
+
+
+@pytest.fixture(scope="module")
+def booted(image, platform):
+    """(restore_fl template, console) of the platform's one boot."""
     template = RESTORE_FL.get(platform, "push/popf")
-    name = platform + (" (pv.restore_fl=%s)" % template if platform in RESTORE_FL else "")
-    console = boot(image, platform, template)
-    if console is None:
-        return
-    door = re.search(r"^patchbay: booting via (\S+)", console, re.M)
-    check_problems("%s: came in by its door" % name,
-                   [] if door and door.group(1).split("/")[0] == platform else
-                   ["booting via %s" % (door.group(1) if door else "(no line)")])
+    return template, boot(image, platform, template)
+
+
+@pytest.fixture(scope="module")
+def traced(booted, platform, sites):
+    """(traced twice or missing, before wrong, after wrong) of the boot."""
+    template, console = booted
     traced, twice = trace(console)
     missing, before_wrong, after_wrong = site_problems(platform, template, sites, traced)
-    check_problems("%s: all %d sites traced, each once" % (name, len(sites)), twice + missing)
-    check_problems("%s: every site's bytes before patching are the image's" % name, before_wrong)
-    check_problems("%s: every site holds what pvsites says %s writes" % (name, platform),
-                   after_wrong)
-    said = SUMMARY.findall(console)
-    check_problems("%s: the boot patched with the %s form, as pvsites says"
-                   % (name, forms[platform]),
-                   [] if said == [forms[platform]] else
-                   ["the boot says it patched with %s" % (said or "nothing")])
+    return twice + missing, before_wrong, after_wrong
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--image", default=os.path.join(ROOT, "build", "patchbay.elf"))
-    ap.add_argument("--platform", action="append", metavar="NAME",
-                    help="boot only this platform (default: every one pvsites shows)")
-    args = ap.parse_args()
-    try:
-        sites = explore_sites.read_sites(args.image)
-        forms = explore_sites.platforms()
-    except explore_sites.InputError as e:
-        sys.exit("test_platform_sites: %s" % e)
-    for platform in args.platform or forms:
-        if platform not in forms:
-            sys.exit("test_platform_sites: no platform %s (%s)" % (platform, ", ".join(forms)))
-        check_platform(args.image, platform, sites, forms)
-    return summary()
+def test_came_in_by_its_door(booted, platform):
+    door = re.search(r"^patchbay: booting via (\S+)", booted[1], re.M)
+    assert door and door.group(1).split("/")[0] == platform, \
+        "booting via %s" % (door.group(1) if door else "(no line)")
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_every_site_traced_once(traced, sites):
+    assert not traced[0], "all %d sites traced, each once:\n%s" % (len(sites),
+                                                                  listed(traced[0]))
+
+
+def test_bytes_before_patching_are_the_images(traced):
+    assert not traced[1], "every site's bytes before patching are the image's:\n" + \
+        listed(traced[1])
+
+
+def test_every_site_holds_what_pvsites_says(traced, platform):
+    assert not traced[2], "every site holds what pvsites says %s writes:\n%s" % (
+        platform, listed(traced[2]))
+
+
+def test_patched_with_the_form_pvsites_says(booted, platform, forms):
+    said = SUMMARY.findall(booted[1])
+    assert said == [forms[platform]], \
+        "the boot patched with the %s form, as pvsites says: the boot says it patched with " \
+        "%s" % (forms[platform], said or "nothing")

@@ -1,21 +1,12 @@
-#!/usr/bin/env python3
 """tools/pbtools/bench/linux.py's network rows, without booting: a "+net" boot's
 console (Linux's bench.net as the doors show it, natively with the host's
 client, in a domU with dom0's ping and client behind net-door:) becomes
 the contract's rows, net_ping too where dom0 pinged; a console that ran
 as another config, lacks dom0's ping summary, its net-stats: line or the
-client's counts, or echoed nothing, is a problem, never a row. Ends with
-"N passed, N failed"."""
+client's counts, or echoed nothing, is a problem, never a row."""
 
-import os
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from pbtools.bench import linux as bench_linux  # noqa: E402
-from report import check, summary  # noqa: E402
+import pytest
+from pbtools.bench import linux as bench_linux
 
 HEADER = ('linux-bench: release=6.1.0-56-amd64 version="#1 SMP PREEMPT_DYNAMIC Debian" '
           "config=%s reps=15 quick=no\n")
@@ -45,42 +36,42 @@ patchbay: PASS
 """
 
 
-def main():
+def test_native_row():
     rows, release, problems = bench_linux.read_net_console(NATIVE, "linux-native+net",
                                                            "net_echo_w1", True, False)
-    net = rows[0]["net"] if rows else {}
-    check("native: one row, the contract's figures per echoed packet",
-          [r["name"] for r in rows] == ["net_echo_w1"] and not problems
-          and release == "6.1.0-56-amd64" and rows[0]["config"] == "linux-native+net"
-          and net["packets"] == 500 and net["rtt_us"] == [455, 714, 14254]
-          and net["pps"] == 250.0 and net["busy_ns_per_packet"] == 100000
-          and net["interrupts_per_packet"] == 1.1 and net["notifications_per_packet"] is None
-          and net["grant_ops_per_packet"] == 0 and net["ping_ms"] is None and net["icount"],
-          (rows, problems))
+    assert [r["name"] for r in rows] == ["net_echo_w1"] and not problems, (rows, problems)
+    net = rows[0]["net"]
+    assert (release == "6.1.0-56-amd64" and rows[0]["config"] == "linux-native+net"
+            and net["packets"] == 500 and net["rtt_us"] == [455, 714, 14254]
+            and net["pps"] == 250.0 and net["busy_ns_per_packet"] == 100000
+            and net["interrupts_per_packet"] == 1.1 and net["notifications_per_packet"] is None
+            and net["grant_ops_per_packet"] == 0 and net["ping_ms"] is None
+            and net["icount"]), \
+        "native: one row, the contract's figures per echoed packet: %s" % rows
+
+
+def test_domu_rows_with_ping():
     rows, _, problems = bench_linux.read_net_console(DOMU, "linux-domu+net", "net_echo_w1",
                                                      False, True)
-    check("domU: the row and net_ping, dom0's ping summary in both, no grant count",
-          [r["name"] for r in rows] == ["net_echo_w1", "net_ping"] and not problems
-          and all(r["net"]["ping_ms"] == [3.522, 7.138, 17.094] for r in rows)
-          and rows[0]["net"]["grant_ops_per_packet"] is None
-          and rows[0]["net"]["interrupts_per_packet"] == 2.12, str((rows, problems)))
-    for what, text, config, pinged, want in (
-            ("another config's console", NATIVE, "linux-domu+net", False,
-             "ran as linux-native+net"),
-            ("a domU without dom0's ping summary",
-             DOMU.replace("net-door: ping: round-trip", "net-door: ping: round trip"),
-             "linux-domu+net", True, "net_ping: no ping summary from dom0"),
-            ("no net-stats: line", NATIVE.replace("net-stats:", "net-stat:"), "linux-native+net",
-             False, "net_echo_w1: 0 net-stats: lines, not one"),
-            ("nothing echoed", NATIVE.replace("echoed=500", "echoed=0"), "linux-native+net",
-             False, "echoed=0"),
-            ("no client's counts", NATIVE.replace("elapsed_ms 2000", ""), "linux-native+net",
-             False, "udpclient counts lines")):
-        _, _, problems = bench_linux.read_net_console(text, config, "net_echo_w1", False, pinged)
-        check("%s: a problem naming it" % what, len(problems) == 1 and want in problems[0],
-              problems)
-    sys.exit(summary())
+    assert ([r["name"] for r in rows] == ["net_echo_w1", "net_ping"] and not problems
+            and all(r["net"]["ping_ms"] == [3.522, 7.138, 17.094] for r in rows)
+            and rows[0]["net"]["grant_ops_per_packet"] is None
+            and rows[0]["net"]["interrupts_per_packet"] == 2.12), \
+        "domU: the row and net_ping, dom0's ping summary in both, no grant count: %s" % (
+            (rows, problems),)
 
 
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("text,config,pinged,want", [
+    (NATIVE, "linux-domu+net", False, "ran as linux-native+net"),
+    (DOMU.replace("net-door: ping: round-trip", "net-door: ping: round trip"),
+     "linux-domu+net", True, "net_ping: no ping summary from dom0"),
+    (NATIVE.replace("net-stats:", "net-stat:"), "linux-native+net", False,
+     "net_echo_w1: 0 net-stats: lines, not one"),
+    (NATIVE.replace("echoed=500", "echoed=0"), "linux-native+net", False, "echoed=0"),
+    (NATIVE.replace("elapsed_ms 2000", ""), "linux-native+net", False,
+     "udpclient counts lines"),
+], ids=["another config's console", "a domU without dom0's ping summary",
+        "no net-stats: line", "nothing echoed", "no client's counts"])
+def test_bad_console_is_one_problem(text, config, pinged, want):
+    _, _, problems = bench_linux.read_net_console(text, config, "net_echo_w1", False, pinged)
+    assert len(problems) == 1 and want in problems[0], "a problem naming it: %s" % problems

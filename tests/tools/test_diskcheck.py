@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """tools/diskcheck, the host's check of the disk workload, on files made
 here: blocks of the pattern (diskcheck --fill, the kernel's own
 kernel/disk_pattern.c), a console with flushed-blocks lines, and QEMU
@@ -7,17 +6,14 @@ written and then flushed pass; a flipped byte, a block of an older
 generation or another's place, a claim past the end of the file, a block
 the device wrote only after its last flush or never wrote in this run,
 and fewer flushes than claims each fail, and the first wrong blocks are
-named. Ends with "N passed, N failed"."""
+named."""
 
 import os
 import subprocess
-import sys
-import tempfile
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from report import check, summary  # noqa: E402
 
 DISKCHECK = os.path.join(ROOT, "build", "host", "diskcheck")
 BLOCK = 4096
@@ -70,90 +66,112 @@ CLAIM = "disk: flushed blocks 0-7 generation 2 seed 0x5eed\n"
 GOOD_TRACE = write(0x10, 0, 3) + write(0x10, 4, 7) + flush(0x20)
 
 
-def expect(name, got, status, last, first_wrong=None):
+OK_LINE = ("disk-check: 8 blocks verified on the host, 0 wrong; 1 flush by the device for "
+           "1 claimed")
+
+
+def expect(got, status, last, first_wrong=None):
     code, lines = got
     ok = code == status and lines and lines[-1] == last
     if first_wrong is not None:
         ok = ok and lines[0] == first_wrong
-    check(name, ok, "status %d, lines %r" % (code, lines))
+    assert ok, "status %d, lines %r" % (code, lines)
 
 
-def main():
+@pytest.fixture(scope="module")
+def diskcheck():
     subprocess.run(["make", "-s", "-C", ROOT, "BUILD=build", "build/host/diskcheck"],
-                   check=True, stdin=subprocess.DEVNULL)
-    ok_line = ("disk-check: 8 blocks verified on the host, 0 wrong; 1 flush by the device for "
-               "1 claimed")
-    with tempfile.TemporaryDirectory() as d:
-        c = Case(d)
-        expect("written, then flushed: all good", c.run("x\n" + CLAIM, GOOD_TRACE), 0, ok_line)
-        # A relay may put its prefix before the guest's line.
-        expect("a relay's prefix before the claim", c.run("domU: " + CLAIM, GOOD_TRACE), 0,
-               ok_line)
-        expect("without a trace, the bytes alone", c.run(CLAIM), 0,
-               "disk-check: 8 blocks verified on the host, 0 wrong")
-        expect("no claim: nothing to verify", c.run("patchbay: PASS\n", GOOD_TRACE), 0,
-               "disk-check: the guest named no flushed blocks: nothing to verify")
-        expect("the flush before the last write: unflushed",
-               c.run(CLAIM, write(0x10, 0, 3) + flush(0x20) + write(0x10, 4, 7)), 1,
-               "disk-check: 8 blocks verified on the host, 4 wrong; 1 flush by the device "
-               "for 1 claimed",
-               "disk-check: block 4: the device completed no flush after its last write "
-               "(expected generation 2)")
-        expect("a block the device never wrote in this run",
-               c.run(CLAIM, write(0x10, 0, 6) + flush(0x20)), 1,
-               "disk-check: 8 blocks verified on the host, 1 wrong; 1 flush by the device "
-               "for 1 claimed",
-               "disk-check: block 7: the device completed no write to it in this run "
-               "(expected generation 2)")
-        expect("a failed flush is no flush", c.run(CLAIM, write(0x10, 0, 7) + flush(0x20, 1)),
-               1, "disk-check: 8 blocks verified on the host, 8 wrong; 0 flushes by the device "
-               "for 1 claimed")
-        expect("a read's completion is no flush",
-               c.run(CLAIM, write(0x10, 0, 7) + trace_line("handle_read", 0x30, " sector 0 "
-                                                           "nsectors 8")
-                     + trace_line("req_complete", 0x30, " status 0")), 1,
-               "disk-check: 8 blocks verified on the host, 8 wrong; 0 flushes by the device "
-               "for 1 claimed")
-        expect("two claims, one flush",
-               c.run(CLAIM + CLAIM, GOOD_TRACE), 1,
-               "disk-check: 8 blocks verified on the host, 0 wrong; 1 flush by the device for "
-               "2 claimed")
-        expect("a claim past the end of the file",
-               c.run("disk: flushed blocks 0-20 generation 2 seed 0x5eed\n"), 1,
-               "disk-check: 21 blocks verified on the host, 13 wrong",
-               "disk-check: block 8: no pattern header (expected generation 2)")
-        expect("an older generation", c.run(CLAIM.replace("generation 2", "generation 3")), 1,
-               "disk-check: 8 blocks verified on the host, 8 wrong",
-               "disk-check: block 0: an older or newer generation (expected generation 3)")
-        expect("the last claim for a block counts",
-               c.run("disk: flushed blocks 0-7 generation 1 seed 0x5eed\n" + CLAIM), 0,
-               "disk-check: 8 blocks verified on the host, 0 wrong")
-        fill(c.image, 3, 3, 2, 0x5eee)
-        expect("another seed's block", c.run(CLAIM), 1,
-               "disk-check: 8 blocks verified on the host, 1 wrong",
-               "disk-check: block 3: another seed's data (expected generation 2)")
-        fill(c.image, 3, 3, 2, 0x5eed)
-        with open(c.image, "r+b") as f:
-            f.seek(5 * BLOCK + 1000)
-            f.write(b"\xff")
-        expect("one byte changed", c.run(CLAIM), 1,
-               "disk-check: 8 blocks verified on the host, 1 wrong",
-               "disk-check: block 5: bad checksum (expected generation 2)")
-        with open(c.image, "r+b") as f:
-            f.seek(6 * BLOCK)
-            f.write(open(c.image, "rb").read()[: BLOCK])
-        expect("block 0's data in block 6's place", c.run(CLAIM), 1,
-               "disk-check: 8 blocks verified on the host, 2 wrong",
-               "disk-check: block 5: bad checksum (expected generation 2)")
-        code, lines = c.run(CLAIM)
-        check("each wrong block named", lines[:2] == [
-            "disk-check: block 5: bad checksum (expected generation 2)",
-            "disk-check: block 6: another block's data (expected generation 2)"], lines)
-        os.unlink(c.image)
-        code, lines = c.run(CLAIM)
-        check("a missing image: status 2", code == 2, (code, lines))
-    sys.exit(summary())
+                   check=True, stdin=subprocess.DEVNULL, timeout=300)
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture
+def case(diskcheck, tmp_path):
+    return Case(str(tmp_path))
+
+
+# (console, trace, status, last line, first wrong block's line); ids name each.
+CASES = {
+    "written, then flushed: all good": ("x\n" + CLAIM, GOOD_TRACE, 0, OK_LINE, None),
+    # A relay may put its prefix before the guest's line.
+    "a relay's prefix before the claim": ("domU: " + CLAIM, GOOD_TRACE, 0, OK_LINE, None),
+    "without a trace, the bytes alone": (
+        CLAIM, None, 0, "disk-check: 8 blocks verified on the host, 0 wrong", None),
+    "no claim: nothing to verify": (
+        "patchbay: PASS\n", GOOD_TRACE, 0,
+        "disk-check: the guest named no flushed blocks: nothing to verify", None),
+    "the flush before the last write: unflushed": (
+        CLAIM, write(0x10, 0, 3) + flush(0x20) + write(0x10, 4, 7), 1,
+        "disk-check: 8 blocks verified on the host, 4 wrong; 1 flush by the device for 1 claimed",
+        "disk-check: block 4: the device completed no flush after its last write "
+        "(expected generation 2)"),
+    "a block the device never wrote in this run": (
+        CLAIM, write(0x10, 0, 6) + flush(0x20), 1,
+        "disk-check: 8 blocks verified on the host, 1 wrong; 1 flush by the device for 1 claimed",
+        "disk-check: block 7: the device completed no write to it in this run "
+        "(expected generation 2)"),
+    "a failed flush is no flush": (
+        CLAIM, write(0x10, 0, 7) + flush(0x20, 1), 1,
+        "disk-check: 8 blocks verified on the host, 8 wrong; 0 flushes by the device "
+        "for 1 claimed", None),
+    "a read's completion is no flush": (
+        CLAIM, write(0x10, 0, 7) + trace_line("handle_read", 0x30, " sector 0 nsectors 8")
+        + trace_line("req_complete", 0x30, " status 0"), 1,
+        "disk-check: 8 blocks verified on the host, 8 wrong; 0 flushes by the device "
+        "for 1 claimed", None),
+    "two claims, one flush": (
+        CLAIM + CLAIM, GOOD_TRACE, 1,
+        "disk-check: 8 blocks verified on the host, 0 wrong; 1 flush by the device for "
+        "2 claimed", None),
+    "a claim past the end of the file": (
+        "disk: flushed blocks 0-20 generation 2 seed 0x5eed\n", None, 1,
+        "disk-check: 21 blocks verified on the host, 13 wrong",
+        "disk-check: block 8: no pattern header (expected generation 2)"),
+    "an older generation": (
+        CLAIM.replace("generation 2", "generation 3"), None, 1,
+        "disk-check: 8 blocks verified on the host, 8 wrong",
+        "disk-check: block 0: an older or newer generation (expected generation 3)"),
+    "the last claim for a block counts": (
+        "disk: flushed blocks 0-7 generation 1 seed 0x5eed\n" + CLAIM, None, 0,
+        "disk-check: 8 blocks verified on the host, 0 wrong", None),
+}
+
+
+@pytest.mark.parametrize("console,trace,status,last,first_wrong", CASES.values(),
+                         ids=list(CASES))
+def test_claim(case, console, trace, status, last, first_wrong):
+    expect(case.run(console, trace), status, last, first_wrong)
+
+
+def test_another_seeds_block(case):
+    fill(case.image, 3, 3, 2, 0x5eee)
+    expect(case.run(CLAIM), 1, "disk-check: 8 blocks verified on the host, 1 wrong",
+           "disk-check: block 3: another seed's data (expected generation 2)")
+
+
+def test_one_byte_changed(case):
+    with open(case.image, "r+b") as f:
+        f.seek(5 * BLOCK + 1000)
+        f.write(b"\xff")
+    expect(case.run(CLAIM), 1, "disk-check: 8 blocks verified on the host, 1 wrong",
+           "disk-check: block 5: bad checksum (expected generation 2)")
+
+
+def test_block_in_anothers_place_each_wrong_named(case):
+    with open(case.image, "r+b") as f:
+        f.seek(5 * BLOCK + 1000)
+        f.write(b"\xff")
+        f.seek(6 * BLOCK)
+        f.write(open(case.image, "rb").read()[: BLOCK])
+    expect(case.run(CLAIM), 1, "disk-check: 8 blocks verified on the host, 2 wrong",
+           "disk-check: block 5: bad checksum (expected generation 2)")
+    _, lines = case.run(CLAIM)
+    assert lines[:2] == [
+        "disk-check: block 5: bad checksum (expected generation 2)",
+        "disk-check: block 6: another block's data (expected generation 2)"], \
+        "each wrong block named: %s" % lines
+
+
+def test_missing_image(case):
+    os.unlink(case.image)
+    code, lines = case.run(CLAIM)
+    assert code == 2, "a missing image: status 2: %s" % ((code, lines),)

@@ -111,11 +111,6 @@ RUNNERS = [(r"^tools/pvsites \S+ --disasm$", check_pvsites),
 COMMANDS = path_commands()
 
 
-@pytest.fixture(scope="module")
-def image(request):
-    return os.path.abspath(request.config.getoption("image"))
-
-
 def test_five_paths_quote_commands():
     assert len(COMMANDS) >= 5, "docs/README.md's five paths quote commands"
 
