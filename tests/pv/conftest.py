@@ -1,6 +1,6 @@
 """The options of tests/pv's tests, read when their files are named on
-pytest-3's command line: the recorded
-expectation, and the platforms to boot."""
+pytest-3's command line: the recorded expectation, and the platforms to
+boot (--image is tests/conftest.py's)."""
 
 import os
 
