@@ -17,7 +17,7 @@ BENCH_HOST_OBJ := $(BUILD)/host/bench-host.obj
 # build, whatever PARAVIRT says), so what runs here is the kernel's code;
 # HOST_TEST takes memcpy and friends from libc (kernel/string.h).
 BENCH_HOST_KERNEL_C := pv/ops.c pv/patch.c arch/x86/native/patch.c arch/x86/native/insns.c \
-	arch/x86/native/lock.c xen/pv/patch.c xen/pv/irq.c xen/lock.c xen/qspinlock.c kernel/spinlock.c \
+	arch/x86/native/lock.c xen/pv/patch.c xen/pv/irq.c xen/lock.c xen/qspinlock.c kernel/spinlock.c kernel/pv_ticket_lock.c \
 	kernel/static_call.c kernel/printf.c bench/call_bench.c bench/call_target.c \
 	bench/call_retpoline.c bench/lock_bench.c bench/groups.c bench/empty_loop.c bench/stats.c
 BENCH_HOST_KERNEL_CFLAGS := $(filter-out -DCONFIG_PARAVIRT=%,$(KERNEL_CFLAGS)) \
