@@ -767,9 +767,9 @@ def check_kvm(run_args, run_qemu, args):
           l2[:6] == ["-accel", "kvm", "-cpu", "host", "-m", "64"]
           and l2[l2.index("-smp") + 1] == "2" and l2[-2:] == ["-append", "wl=on"], l2)
     check("--kvm: 240 s unless told", args("--kvm").timeout == run_args.KVM_TIMEOUT == 240)
-    for extra in (["--linux"], ["--gdb"], ["--disk", "f.img"]):
-        refused(["--kvm"] + extra, "--kvm boots patchbay as KVM's guest: not with --linux, "
-                "--lifecycle, --gdb or --disk")
+    for extra in (["--gdb"], ["--disk", "f.img"], ["--net"]):
+        refused(["--kvm"] + extra, "--kvm boots KVM's guest without --lifecycle, --gdb, "
+                "--disk or --net")
     refused(["--kvm", "--xen"], "argument --xen: not allowed with argument --kvm")
     refused(["--kvm", "--domu-mem", "64"],
             "--domu-mem applies to --domu only, --verbose to --domu and --kvm")
@@ -892,8 +892,8 @@ def main():
                   ["--pvh"], ["--xen", "--pvh"], ["--domu", "--pvh", "--smp", "2"],
                   ["--domu", "--smp", "2"]):
         refused(["--linux"] + extra,
-                "--linux boots natively, with --xen as a PV dom0, or with --domu as a PV "
-                "or (--pvh) PVH domU, on one CPU")
+                "--linux boots natively, with --xen as a PV dom0, with --domu as a PV "
+                "or (--pvh) PVH domU, or with --kvm as KVM's guest, on one CPU")
     refused(["--linux", "--domu", "--lifecycle", "move"],
             "--lifecycle applies to patchbay, not --linux: the program does not wait for "
             "resumes")
