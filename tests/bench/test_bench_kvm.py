@@ -9,6 +9,11 @@
    row per feature holding its pair (KVM's figure, the hardware's, one
    against the other) and Xen PV's and PVH's figures for the same op.
 3. Without a KVM run there is no section.
+4. With linux.json holding Debian's Linux as KVM's guest, the section has
+   a row per op both kernels run: Linux native and as KVM's guest, and
+   patchbay's figures the same two ways, and says what an L2 guest's
+   figures count; without that boot, no such rows; in another unit, a
+   line saying so instead of figures.
 Ends with "N passed, N failed"."""
 
 import os
@@ -20,6 +25,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from pbtools.bench import configs as bench_configs  # noqa: E402
+from pbtools.bench import linux as bench_linux  # noqa: E402
 from pbtools.bench import report as bench_report  # noqa: E402
 from pbtools.bench import report_kvm as bench_report_kvm  # noqa: E402
 from report import check, summary  # noqa: E402
@@ -131,9 +137,67 @@ def check_section():
           bench_report_kvm.HEADING not in bench_report.render(data, False))
 
 
+def linux_data(boots, timing="icount"):
+    """linux.json's data: Linux's boots with a distinct figure a compared op."""
+    runs = [dict(id=c, counts=[], results=[dict(name=lname, config=c, min=float(5000 + 11 * i + j))
+                                           for j, (lname, _, _) in enumerate(bench_linux.COMPARED)])
+            for i, c in enumerate(boots)]
+    return dict(conditions=dict(date="today", release="6.1.0-56-amd64", timing=timing),
+                linux=runs)
+
+
+def linux_rows(report):
+    """The KVM section's rows of Linux's ops: {benchmark cell: cells}."""
+    rows = {}
+    for line in report[report.index(bench_report_kvm.HEADING):].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and "=" not in cells[0]:  # not a feature's row
+            rows[cells[0]] = cells
+    return rows
+
+
+def check_linux():
+    data, figures = made_up_results()
+    pb = {}
+    for c in (bench_linux.PATCHBAY[0][0], bench_configs.KVM_PATCHED):
+        for i, (_, pname, _) in enumerate(bench_linux.COMPARED):
+            pb[(c, pname)] = 300.0 + i + (50 if c == bench_configs.KVM_PATCHED else 0)
+    data["configs"].append(dict(id=bench_linux.PATCHBAY[0][0], problems=[], results=[]))
+    for cfg in data["configs"]:
+        cfg["results"] += [dict(name=n, config=c, min=v, median=v, iters=1, reps=3,
+                                unit="instructions")
+                           for (c, n), v in pb.items() if c == cfg["id"]]
+    linux = linux_data(["linux-native", "linux-xen", "linux-kvm"])
+    report = bench_report.render(data, False, linux=linux)
+    rows = linux_rows(report)
+    problems = []
+    for lname, pname, _ in bench_linux.COMPARED:
+        key = "`%s`" % lname
+        want = ["%d" % bench_linux.figure(linux["linux"], c, lname)
+                for c in ("linux-native", "linux-kvm")]
+        # patchbay's figures where it runs the same op: not Xen's hypercall.
+        want_pb = ["%d" % pb[(c, pname)] if lname == pname else "—"
+                   for c in (bench_linux.PATCHBAY[0][0], bench_configs.KVM_PATCHED)]
+        got = rows.get(key)
+        if not got or got[1:3] != want or [got[4], got[5]] != want_pb:
+            problems.append("%s: %s, not %s and %s" % (key, got, want, want_pb))
+    check("Linux as KVM's guest: a row per op, beside native, patchbay's where it has the op",
+          not problems, "; ".join(problems))
+    check("Linux as KVM's guest: the section says what an L2 guest's icount counts",
+          "L1's too" in report[report.index(bench_report_kvm.HEADING):])
+    report = bench_report.render(data, False, linux=linux_data(["linux-native", "linux-xen"]))
+    check("Linux without a KVM boot: no Linux rows in the KVM section", not linux_rows(report),
+          linux_rows(report))
+    report = bench_report.render(data, False, linux=dict(linux, conditions=dict(
+        linux["conditions"], timing="tsc")))
+    check("Linux as KVM's guest in TSC ticks, this run in instructions: said, no rows",
+          not linux_rows(report) and "was measured in TSC ticks" in report)
+
+
 def main():
     check_boots()
     check_section()
+    check_linux()
     return summary()
 
 
