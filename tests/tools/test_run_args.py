@@ -775,6 +775,43 @@ def check_kvm(run_args, run_qemu, args):
             "--domu-mem applies to --domu only, --verbose to --domu and --kvm")
 
 
+def check_kvm_consoles(run, args):
+    """--kvm: L1's console is its own file, the guest's the stream. A panic
+    on the guest's console is the guest's; L1's panic, in its file, is
+    L1's failure (103); the guest's status comes through the door's end
+    line in L1's file; its kvm-door lines are shown after the guest's,
+    the end line only with --verbose."""
+    from pbtools.run import kvm as run_kvm
+
+    image = "/nonexistent/patchbay.elf"
+    guest_panic = b"[    4.5] Kernel panic - not syncing: No working init found.\n"
+    end_101 = b"patchbay-kvm: end 101 the L2 QEMU ended with status 0 without a kernel exit\n"
+    got = run.outcome(args("--kvm"), image, 2 * 101 + 1, None, b"", guest_panic, end_101)
+    check("--kvm: the guest's panic is the guest's: status 101 from the door's end line",
+          got[0] == 101 and "without a kernel exit" in got[1], str(got))
+    got = run.outcome(args("--kvm"), image, 0, None, b"",
+                      b"", b"Kernel panic - not syncing: System is deadlocked on memory\n")
+    check("--kvm: L1's panic, on its own console, is L1's failure (103)",
+          got == (103, "L1 Linux: Kernel panic - not syncing: System is deadlocked on memory",
+                  "L1 Linux: Kernel panic - not syncing: System is deadlocked on memory"), str(got))
+    got = run.outcome(args("--kvm"), image, 1, None, b"", b"patchbay: PASS\n",
+                      b"patchbay-kvm: end 0 kernel\n")
+    check("--kvm: the guest's PASS and the door's end 0: status 0", got == (0, "", None), str(got))
+    shown_l1 = b"patchbay: PASS\nkvm-door: a line\n"
+    for verbose, want in ((False, shown_l1), (True, shown_l1 + b"patchbay-kvm: end 0 kernel\n")):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, run_kvm.L1_LOG), "wb") as f:
+                f.write(b"kvm-door: a line\r\npatchbay-kvm: end 0 kernel\r\n")
+            shown = Shown()
+            stream = run_kvm.KvmConsole(shown, verbose, None, d)
+            stream.write(b"patchbay: PASS\r\n")
+            stream.close()
+            check("--kvm%s: the guest's lines, then L1's kvm-door lines%s" % (
+                " --verbose" if verbose else "", " and its end line" if verbose else ""),
+                bytes(shown.data) == want and stream.l1.endswith(b"end 0 kernel\n"),
+                bytes(shown.data))
+
+
 def main():
     os.environ.pop("PATCHBAY_QEMU_EXTRA", None)
     from pbtools.run import main as run
@@ -885,6 +922,7 @@ def main():
                 "--host-cpus applies to --xen, --domu and --kvm only "
                 "(natively, --smp N is QEMU's CPU count)")
     check_kvm(run_args, run_qemu, args)
+    check_kvm_consoles(run, args)
 
     # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
     # domU, on one CPU.
