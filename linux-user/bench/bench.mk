@@ -5,8 +5,8 @@
 # as they are. Included by the top-level Makefile.
 #
 #   make linux-bench    the program, $(BUILD)/linux/linux-bench
-#   make bench-linux    run it natively and as Xen's dom0, under icount, and
-#                       its disk benchmarks and its network service
+#   make bench-linux    run it natively, as Xen's dom0 and as KVM's L2
+#                       guest, under icount, and its disk benchmarks and its network service
 #                       (bench.net) natively and in a PV and a PVH domU:
 #                       build/bench/linux.json and the report's Linux section
 

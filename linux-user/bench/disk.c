@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -88,8 +87,6 @@ static const char *probe(unsigned long long *sectors)
             return failed_at("no disk within 10 s of loading its driver");
         nanosleep(&tick, 0);
     }
-    mkdir("/dev", 0755);
-    mount("devtmpfs", "/dev", "devtmpfs", 0, 0);
     snprintf(dev, sizeof(dev), "/dev/%s", disk_name);
     disk_fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC);
     if (disk_fd < 0 && (errno == EROFS || errno == EACCES)) /* a read-only disk: reads only */

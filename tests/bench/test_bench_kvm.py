@@ -7,12 +7,18 @@
 2. The section rendered from made-up results is in report.md and has a
    row per feature holding its pair (KVM's figure, the hardware's, one
    against the other) and Xen PV's and PVH's figures for the same op.
-3. Without a KVM run there is no section."""
+3. Without a KVM run there is no section.
+4. With linux.json holding Debian's Linux as KVM's guest, the section has
+   a row per op both kernels run: Linux native and as KVM's guest, and
+   patchbay's figures the same two ways, and says what an L2 guest's
+   figures count; without that boot, no such rows; in another unit, a
+   line saying so instead of figures."""
 
 import re
 
 import pytest
 from pbtools.bench import configs as bench_configs
+from pbtools.bench import linux as bench_linux
 from pbtools.bench import report as bench_report
 from pbtools.bench import report_kvm as bench_report_kvm
 
@@ -131,3 +137,74 @@ def test_no_kvm_run_no_section():
     data["configs"] = [c for c in data["configs"] if not c["id"].startswith("kvm-")]
     assert bench_report_kvm.HEADING not in bench_report.render(data, False), \
         "no KVM run, no KVM section"
+
+
+def linux_data(boots, timing="icount"):
+    """linux.json's data: Linux's boots with a distinct figure a compared op."""
+    runs = [dict(id=c, counts=[], results=[dict(name=lname, config=c, min=float(5000 + 11 * i + j))
+                                           for j, (lname, _, _) in enumerate(bench_linux.COMPARED)])
+            for i, c in enumerate(boots)]
+    return dict(conditions=dict(date="today", release="6.1.0-56-amd64", timing=timing),
+                linux=runs)
+
+
+def linux_rows(report):
+    """The KVM section's rows of Linux's ops: {benchmark cell: cells}."""
+    rows = {}
+    for line in report[report.index(bench_report_kvm.HEADING):].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and "=" not in cells[0]:  # not a feature's row
+            rows[cells[0]] = cells
+    return rows
+
+
+@pytest.fixture(scope="module")
+def with_linux():
+    """Made-up results with patchbay's figures for the ops Linux runs too,
+    native and as KVM's guest: (results, patchbay's figures)."""
+    data, _ = made_up_results()
+    pb = {}
+    for c in (bench_linux.PATCHBAY[0][0], bench_configs.KVM_PATCHED):
+        for i, (_, pname, _) in enumerate(bench_linux.COMPARED):
+            pb[(c, pname)] = 300.0 + i + (50 if c == bench_configs.KVM_PATCHED else 0)
+    data["configs"].append(dict(id=bench_linux.PATCHBAY[0][0], problems=[], results=[]))
+    for cfg in data["configs"]:
+        cfg["results"] += [dict(name=n, config=c, min=v, median=v, iters=1, reps=3,
+                                unit="instructions")
+                           for (c, n), v in pb.items() if c == cfg["id"]]
+    return data, pb
+
+
+def test_linux_rows_beside_patchbay(with_linux):
+    data, pb = with_linux
+    linux = linux_data(["linux-native", "linux-xen", "linux-kvm"])
+    report = bench_report.render(data, False, linux=linux)
+    rows = linux_rows(report)
+    problems = []
+    for lname, pname, _ in bench_linux.COMPARED:
+        key = "`%s`" % lname
+        want = ["%d" % bench_linux.figure(linux["linux"], c, lname)
+                for c in ("linux-native", "linux-kvm")]
+        # patchbay's figures where it runs the same op: not Xen's hypercall.
+        want_pb = ["%d" % pb[(c, pname)] if lname == pname else "—"
+                   for c in (bench_linux.PATCHBAY[0][0], bench_configs.KVM_PATCHED)]
+        got = rows.get(key)
+        if not got or got[1:3] != want or [got[4], got[5]] != want_pb:
+            problems.append("%s: %s, not %s and %s" % (key, got, want, want_pb))
+    assert not problems, "a row per op, beside native, patchbay's where it has the op: " + \
+        "; ".join(problems)
+    assert "L1's too" in report[report.index(bench_report_kvm.HEADING):], \
+        "the section says what an L2 guest's icount counts"
+
+
+def test_no_linux_kvm_boot_no_linux_rows(with_linux):
+    data, _ = with_linux
+    report = bench_report.render(data, False, linux=linux_data(["linux-native", "linux-xen"]))
+    assert not linux_rows(report), linux_rows(report)
+
+
+def test_linux_in_another_unit_said_not_shown(with_linux):
+    data, _ = with_linux
+    linux = linux_data(["linux-native", "linux-xen", "linux-kvm"], timing="tsc")
+    report = bench_report.render(data, False, linux=linux)
+    assert not linux_rows(report) and "was measured in TSC ticks" in report

@@ -3,7 +3,9 @@ console (Linux's bench.net as the doors show it, natively with the host's
 client, in a domU with dom0's ping and client behind net-door:) becomes
 the contract's rows, net_ping too where dom0 pinged; a console that ran
 as another config, lacks dom0's ping summary, its net-stats: line or the
-client's counts, or echoed nothing, is a problem, never a row."""
+client's counts, or echoed nothing, is a problem, never a row. The
+report's "Linux, same ground" section has a column for Linux as KVM's
+guest when linux.json holds its boot, and says what its figures count."""
 
 import pytest
 from pbtools.bench import linux as bench_linux
@@ -75,3 +77,49 @@ def test_domu_rows_with_ping():
 def test_bad_console_is_one_problem(text, config, pinged, want):
     _, _, problems = bench_linux.read_net_console(text, config, "net_echo_w1", False, pinged)
     assert len(problems) == 1 and want in problems[0], "a problem naming it: %s" % problems
+
+
+def made_up_linux(boots):
+    """linux.json's data: each of boots (config ids) with a distinct figure
+    for every compared benchmark, patchbay's two configs likewise."""
+    n = 1000
+
+    def runs(ids, which):
+        nonlocal n
+        out = []
+        for c in ids:
+            results = []
+            for names in bench_linux.COMPARED:
+                results.append(dict(name=names[which], config=c, min=float(n)))
+                n += 7
+            out.append(dict(id=c, results=results, counts=[]))
+        return out
+    conditions = dict(date="today", kernel="linux-image-6.1", release="6.1.0-56-amd64",
+                      timing="icount", quick=False, qemu="QEMU", xen="Xen")
+    return dict(conditions=conditions, linux=runs(boots, 0),
+                patchbay=runs([c for c, _ in bench_linux.PATCHBAY], 1), patchbay_counts=[])
+
+
+def test_kvm_column_beside_native_and_xen():
+    data = made_up_linux(["linux-native", "linux-xen", "linux-kvm"])
+    lines = bench_linux.section(data)
+    head = next((line for line in lines if line.startswith("| benchmark")), "")
+    row = next((line for line in lines if line.startswith("| `mprotect_512`")), "")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert "Linux KVM guest (L2)" in head and cells[1:4] == [
+        "%d" % bench_linux.figure(data["linux"], c, "mprotect_512")
+        for c in ("linux-native", "linux-xen", "linux-kvm")], (head, row)
+
+
+def test_kvm_column_says_what_it_counts():
+    data = made_up_linux(["linux-native", "linux-xen", "linux-kvm"])
+    text = "\n".join(bench_linux.section(data))
+    kvm = bench_linux.figure(data["linux"], "linux-kvm", "mprotect_512")
+    share = kvm / bench_linux.figure(data["linux"], "linux-native", "mprotect_512")
+    assert "L2 guest" in text and "L1's too" in text \
+        and "%.1fx its native figure" % share in text, text[:300]
+
+
+def test_no_kvm_boot_no_kvm_column():
+    lines = bench_linux.section(made_up_linux(["linux-native", "linux-xen"]))
+    assert not any("KVM" in line for line in lines), str(lines)[:300]

@@ -342,9 +342,8 @@ def test_kvm_timeout():
     assert args("--kvm").timeout == run_args.KVM_TIMEOUT == 240, "--kvm: 240 s unless told"
 
 
-@refusals([(["--kvm"] + extra, "--kvm boots patchbay as KVM's guest: not with --linux, "
-            "--lifecycle, --gdb or --disk") for extra in (["--linux"], ["--gdb"],
-                                                          ["--disk", "f.img"])] + [
+@refusals([(["--kvm"] + extra, "--kvm boots KVM's guest without --lifecycle, --gdb, "
+            "--disk or --net") for extra in (["--gdb"], ["--disk", "f.img"], ["--net"])] + [
     (["--kvm", "--xen"], "argument --xen: not allowed with argument --kvm"),
     (["--kvm", "--domu-mem", "64"],
      "--domu-mem applies to --domu only, --verbose to --domu and --kvm")])
@@ -352,12 +351,54 @@ def test_kvm_refused(argv, message):
     assert_refused(argv, message)
 
 
+# --kvm: L1's console is its own file, the guest's the stream. A panic on
+# the guest's console is the guest's; L1's panic, in its file, is L1's
+# failure (103); the guest's status comes through the door's end line in
+# L1's file.
+L1_PANIC = "L1 Linux: Kernel panic - not syncing: System is deadlocked on memory"
+KVM_OUTCOMES = [
+    ("the guest's panic is the guest's: status 101 from the door's end line",
+     (2 * 101 + 1, b"[    4.5] Kernel panic - not syncing: No working init found.\n",
+      b"patchbay-kvm: end 101 the L2 QEMU ended with status 0 without a kernel exit\n"),
+     lambda got: got[0] == 101 and "without a kernel exit" in got[1]),
+    ("L1's panic, on its own console, is L1's failure (103)",
+     (0, b"", b"Kernel panic - not syncing: System is deadlocked on memory\n"),
+     lambda got: got == (103, L1_PANIC, L1_PANIC)),
+    ("the guest's PASS and the door's end 0: status 0",
+     (1, b"patchbay: PASS\n", b"patchbay-kvm: end 0 kernel\n"),
+     lambda got: got == (0, "", None)),
+]
+
+
+@pytest.mark.parametrize("status,guest,l1,ok", [o[1] + (o[2],) for o in KVM_OUTCOMES],
+                         ids=[o[0] for o in KVM_OUTCOMES])
+def test_kvm_outcome_reads_l1_apart(status, guest, l1, ok):
+    got = run.outcome(args("--kvm"), IMAGE, status, None, b"", guest, l1)
+    assert ok(got), "--kvm: %s" % (got,)
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["quiet", "verbose"])
+def test_kvm_console_shows_l1_lines_after_the_guest(verbose, tmp_path):
+    """The guest's lines, then L1's kvm-door lines, and the door's end line
+    only with --verbose."""
+    with open(os.path.join(tmp_path, run_kvm.L1_LOG), "wb") as f:
+        f.write(b"kvm-door: a line\r\npatchbay-kvm: end 0 kernel\r\n")
+    shown = Shown()
+    stream = run_kvm.KvmConsole(shown, verbose, None, str(tmp_path))
+    stream.write(b"patchbay: PASS\r\n")
+    stream.close()
+    want = b"patchbay: PASS\nkvm-door: a line\n"
+    if verbose:
+        want += b"patchbay-kvm: end 0 kernel\n"
+    assert bytes(shown.data) == want and stream.l1.endswith(b"end 0 kernel\n"), shown.data
+
+
 # --linux boots Debian's kernel natively, as a PV dom0 or as a PV or PVH
 # domU, on one CPU; --pvh makes the kernel a PVH guest of Xen: natively it
 # is none.
 @refusals([(["--linux"] + extra,
-            "--linux boots natively, with --xen as a PV dom0, or with --domu as a PV "
-            "or (--pvh) PVH domU, on one CPU")
+            "--linux boots natively, with --xen as a PV dom0, with --domu as a PV "
+            "or (--pvh) PVH domU, or with --kvm as KVM's guest, on one CPU")
            for extra in (["--iso"], ["--smp", "2"], ["--xen", "--host-cpus", "2"],
                          ["--pvh"], ["--xen", "--pvh"], ["--domu", "--pvh", "--smp", "2"],
                          ["--domu", "--smp", "2"])] + [

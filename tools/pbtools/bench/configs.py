@@ -237,8 +237,9 @@ CONFIGS += [
 # changes, the vCPUs they need). The KVM guest's boots: every benchmark on
 # one vCPU, the two-vCPU ones with every feature on, then each feature
 # off alone. Each --kvm boot boots L1's Linux first (about 6 s of CPU).
-# Two vCPUs share L1's one CPU: under icount an L1 with two CPUs did not
-# start its guest within 200 s, where with one it boots in seconds. The
+# Two vCPUs share L1's one CPU: under icount an L1 with two CPUs never
+# brings up its second CPU, QEMU's round robin starving it (docs/kvm.md,
+# "Two CPUs of L1 under icount"), where with one it boots in seconds. The
 # lock on one vCPU: with two spinning on L1's one CPU (kvm.lock=off) the
 # boot had not finished its self-tests after 6 minutes under icount.
 KVM_CHOICES = [

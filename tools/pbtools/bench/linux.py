@@ -1,7 +1,8 @@
 """tools/bench --linux: Debian's Linux beside patchbay, on the same ground.
 
 Boots the benchmark program for Linux (linux-user/bench/, `make linux-bench`)
-on Debian's kernel natively and as Xen's dom0 (tools/run --linux), its
+on Debian's kernel natively, as Xen's dom0 and as KVM's L2 guest (tools/run
+--linux [--xen | --kvm]), its
 disk benchmarks natively and in a PV and a PVH domU (tools/run --linux
 [--domu [--pvh]] --disk), its network service on the same three doors
 (tools/run --linux [--domu [--pvh]] --net, one boot a row), and
@@ -33,7 +34,7 @@ RUN = os.path.join(ROOT, "tools", "run")
 # same blkback as patchbay's (tools/pbtools/bench/io_report.py sets them beside patchbay's).
 # The "+net" ones serve the door's client on Linux's own stack (bench.net):
 # virtio-net natively, netfront in a PV and a PVH domU on dom0's bridge.
-LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]),
+LINUX_BOOTS = [("linux-native", []), ("linux-xen", ["--xen"]), ("linux-kvm", ["--kvm"]),
                ("linux-native+disk", []), ("linux-domu+disk", ["--domu"]),
                ("linux-domu-pvh+disk", ["--domu", "--pvh"]),
                ("linux-native+net", []), ("linux-domu+net", ["--domu"]),
@@ -232,14 +233,17 @@ def section(data):
     c = data["conditions"]
     lx, pb = data["linux"], data["patchbay"]
     cols = [(lx, "linux-native", "Linux native"), (lx, "linux-xen", "Linux Xen PV"),
+            (lx, "linux-kvm", "Linux KVM guest (L2)"),
             (pb, PATCHBAY[0][0], PATCHBAY[0][1]), (pb, PATCHBAY[1][0], PATCHBAY[1][1])]
     unit = "instructions" if c["timing"] == "icount" else "TSC ticks under TCG"
     out = ["", "## Linux, same ground", "",
-           "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively and as Xen's "
-           "dom0 with a static benchmark program (linux-user/bench/) as /init, against patchbay "
-           "patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen (%s), "
-           "flags and clock. Unit: %s per op, minimum over the repetitions%s."
-           % (c["kernel"] or "Linux", c["release"], c["qemu"], c["xen"], unit,
+           "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively, as Xen's "
+           "dom0%s with a static benchmark program (linux-user/bench/) as /init, against "
+           "patchbay patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen "
+           "(%s), flags and clock. Unit: %s per op, minimum over the repetitions%s."
+           % (c["kernel"] or "Linux", c["release"],
+              " and as KVM's L2 guest (`--kvm`)" if has(lx, "linux-kvm") else "",
+              c["qemu"], c["xen"], unit,
               "; a quick run, not a measurement" if c["quick"] else ""), ""]
     rows = []
     for lname, pname, differs in COMPARED:
@@ -252,6 +256,11 @@ def section(data):
     out += ["", "Each kernel against itself: under Xen, `mprotect_512` costs Linux %s, and "
             "patchbay %s." % (xen_share(lx, "linux-xen", "linux-native"),
                               xen_share(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
+    if has(lx, "linux-kvm"):
+        out += ["", "Linux as KVM's guest is an L2 guest: Debian's QEMU with `-accel kvm` in an "
+                "L1 of the same Linux, whose kvm-amd runs on the SVM QEMU's TCG emulates "
+                "(nested paging, no hardware). Its `mprotect_512` costs %s. %s"
+                % (xen_share(lx, "linux-kvm", "linux-native"), L2_COUNTED[c["timing"]])]
     linux_counts = next((r["counts"] for r in lx if r["id"] == "linux-xen"), [])
     ours = {k["name"]: k for k in data.get("patchbay_counts", [])}
     if linux_counts:
@@ -279,6 +288,19 @@ def section(data):
     return out
 
 
+# What an L2 guest's figures count, by timing.
+L2_COUNTED = {
+    "icount": "Under icount every instruction QEMU runs counts, L1's too: an exit of the L2 "
+              "guest counts L1's KVM handling it (and L1's QEMU where KVM hands it on).",
+    "tsc": "In TSC ticks under TCG the guest's clock follows the host's time, L1's included.",
+}
+
+
+def has(runs, config):
+    """Whether runs holds config's boot with results."""
+    return any(r["id"] == config and r["results"] for r in runs)
+
+
 def pb_counts(runs, config):
     """patchbay's own mmcounts lines, from the console log of config's boot
     (kept in linux.json: the log is overwritten by the next run)."""
@@ -294,8 +316,8 @@ def pb_counts(runs, config):
 
 
 def xen_share(runs, xen, native):
-    """mprotect_512 under Xen as a multiple of native, and what Xen adds
-    per pte (the per-pte row's difference)."""
+    """mprotect_512 under Xen (or another layer below) as a multiple of
+    native, and what it adds per pte (the per-pte row's difference)."""
     x, n = figure(runs, xen, "mprotect_512"), figure(runs, native, "mprotect_512")
     px, pn = per_pte(runs, xen), per_pte(runs, native)
     if x is None or n is None or "—" in (px, pn):

@@ -328,7 +328,7 @@ def missing_from(report, cat):
     return [b["name"] for b in cat["benches"] if "`%s`" % b["name"] not in report]
 
 
-def render(data, chart_made, io=()):
+def render(data, chart_made, io=(), linux=None):
     c = dict(data["conditions"], configs=len(data["configs"]))
     cat = data["catalog"]
     idx = index(data)
@@ -345,7 +345,7 @@ def render(data, chart_made, io=()):
         out += ["", "![headline comparisons](%s)" % CHART]
     out += smp_section(idx)
     out += pvh_section(idx)
-    out += bench_report_kvm.section(idx)
+    out += bench_report_kvm.section(idx, linux)
     out += group_sections(idx, cat)
     out += list(io)
     failed = [r for r in data["configs"] if r["problems"]]
@@ -379,7 +379,7 @@ def write(data, out, extra=()):
     linux = bench_runs.load(os.path.join(out, "linux.json"))
     io = bench_io.section(index(data), linux, out, fmt, unit_of(index(data)))
     io += bench_net.section(data, linux, None if io else "Paravirtual I/O")
-    text = render(data, made, io) + "".join(line + "\n" for line in extra)
+    text = render(data, made, io, linux) + "".join(line + "\n" for line in extra)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     return missing_from(text, data["catalog"])

@@ -1,9 +1,12 @@
 """The report's KVM section (tools/pbtools/bench/report.py renders it into
 report.md): what each of KVM's paravirtual features buys, op by op, its
 two ways (KVM's and the emulated hardware's) beside the same ops under
-Xen PV and PVH, and what the figures count under nested virtualization."""
+Xen PV and PVH; Debian's Linux as KVM's guest beside native for the ops
+both kernels run (linux.json, tools/pbtools/bench/linux.py); and what the
+figures count under nested virtualization."""
 
 from pbtools.bench import configs as bench_configs
+from pbtools.bench import linux as bench_linux
 from pbtools.bench.runs import unit_of, value
 from pbtools.bench.table import fmt, label, markdown
 
@@ -63,8 +66,47 @@ def notes(unit):
             "docs/kvm.md's self-tests with a spinning target show what they save."]
 
 
-def section(idx):
-    """The section's lines; empty without a KVM run."""
+def linux_rows(idx, runs):
+    """A row per op of bench_linux.COMPARED: Linux natively and as KVM's
+    guest, one against the other, and patchbay's figures the same two ways
+    where it has the same op (its counterpart of a system call is Xen's
+    hypercall, which KVM's guest does not make), else —."""
+    out = []
+    for lname, pname, _ in bench_linux.COMPARED:
+        ln, lk = (bench_linux.figure(runs, c, lname) for c in ("linux-native", "linux-kvm"))
+        pn, pk = ((figure(idx, c, pname) if pname == lname else None)
+                  for c in (bench_linux.PATCHBAY[0][0], KVM))
+        out.append([label(lname, ""), fmt(ln), fmt(lk), against(lk, ln), fmt(pn), fmt(pk),
+                    against(pk, pn)])
+    return out
+
+
+def linux_lines(idx, linux, unit):
+    """Debian's Linux as KVM's L2 guest, the same ops beside native; a line
+    saying why not when linux.json has no such run or another unit."""
+    runs = (linux or {}).get("linux", [])
+    if not bench_linux.has(runs, "linux-kvm"):
+        return []
+    timing = linux["conditions"]["timing"]
+    if (timing == "icount") != (unit == "instructions"):
+        return ["", "Debian's Linux as KVM's guest was measured in %s (linux.json), this run "
+                "in %s: `tools/bench --linux%s` measures it on this run's ground."
+                % ("instructions" if timing == "icount" else "TSC ticks", unit,
+                   " --icount" if unit == "instructions" else "")]
+    rows = linux_rows(idx, runs)
+    return ["", "Debian's Linux (`uname -r` %s) as KVM's guest (`tools/run --linux --kvm`, "
+            "linux.json of %s) for the ops both kernels run, beside its native figure and "
+            "patchbay's the same two ways, %s per op. Linux's figures hold a system call per op, "
+            "patchbay's a function call (the \"Linux, same ground\" section):"
+            % (linux["conditions"]["release"], linux["conditions"]["date"], unit), ""] + (
+        markdown(["benchmark", "Linux native", "Linux, KVM's L2 guest", "KVM against native",
+                  "patchbay native", "patchbay, KVM's L2 guest", "KVM against native"],
+                 rows, drop_empty=False) + ["", bench_linux.L2_COUNTED[timing]])
+
+
+def section(idx, linux=None):
+    """The section's lines; empty without a KVM run. linux is linux.json's
+    data, if there is one."""
     if KVM not in idx:
         return []
     unit = unit_of(idx)
@@ -74,4 +116,4 @@ def section(idx):
             "paravirtual features can be switched back to the emulated hardware's way. Each "
             "feature's two ways, %s per op (minimum over the repetitions), beside Xen PV's and "
             "PVH's patched figures for the same op on as many vCPUs:" % unit, ""] + (
-        table(idx) + [""] + notes(unit))
+        table(idx) + [""] + notes(unit)) + linux_lines(idx, linux, unit)

@@ -75,8 +75,8 @@ def parse_args(argv):
     args.cmdline = " ".join(ours + cmdline)
     if args.linux and (args.iso or (args.pvh and not args.domu) or args.smp != 1
                        or args.host_cpus):
-        p.error("--linux boots natively, with --xen as a PV dom0, or with --domu as a PV "
-                "or (--pvh) PVH domU, on one CPU")
+        p.error("--linux boots natively, with --xen as a PV dom0, with --domu as a PV "
+                "or (--pvh) PVH domU, or with --kvm as KVM's guest, on one CPU")
     if args.linux and args.lifecycle is not None:
         p.error("--lifecycle applies to patchbay, not --linux: the program does not wait "
                 "for resumes")
@@ -122,9 +122,8 @@ def parse_args(argv):
 
 def check_kvm_args(p, args):
     """Refuse with --kvm what its door does not do."""
-    if args.linux or args.lifecycle is not None or args.gdb or args.disk:
-        p.error("--kvm boots patchbay as KVM's guest: not with --linux, --lifecycle, "
-                "--gdb or --disk")
+    if args.lifecycle is not None or args.gdb or args.disk or args.net:
+        p.error("--kvm boots KVM's guest without --lifecycle, --gdb, --disk or --net")
 
 
 def check_tcg_thread(p, args):
@@ -214,7 +213,8 @@ def parser():
     p.add_argument("--linux", action="store_true",
                    help="boot Debian's Linux (fetched as for --domu) with patchbay's "
                    "benchmark program for Linux as its /init instead of patchbay; with "
-                   "--xen as dom0, with --domu as the PV domU (with --pvh the PVH one). "
+                   "--xen as dom0, with --domu as the PV domU (with --pvh the PVH one), "
+                   "with --kvm as KVM's L2 guest. "
                    "The command line goes to the program")
     p.add_argument("--smp", type=cpu_count, default=1, metavar="N",
                    help="the kernel's CPUs, 1..%d (default 1): QEMU's -smp N natively "

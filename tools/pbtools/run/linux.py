@@ -2,9 +2,10 @@
 program for Linux (linux-user/bench/, built by `make linux-bench`) as the /init
 of a one-file initramfs: natively through QEMU's PVH loader, as this
 kernel boots, or with --xen as Xen's dom0, as this kernel runs there. The
-kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache).
-The program prints patchbay's result lines and verdict, and ends QEMU
-through isa-debug-exit (iopl, then outl; under Xen iopl asks Xen), so
+kernel is the one tools/fetch-domu fetches for --domu's dom0 (one cache);
+with --kvm the same kernel and initramfs boot as KVM's L2 guest
+(tools/pbtools/run/kvm.py). The program prints patchbay's result lines and
+verdict, and ends QEMU through isa-debug-exit (a byte to /dev/port), so
 tools/run's outcomes and statuses are those of every other door. With
 --disk or --net natively the initramfs also holds Linux's virtio modules
 for the device, in the order the program loads them."""
@@ -59,23 +60,32 @@ def virtio_modules(modules, order):
     return files + [(order, 0o100644, listing)]
 
 
-def linux_args(args, program, workdir):
-    """QEMU arguments for --linux: the kernel, its initramfs (the program as
-    /init) and command line, natively or under Xen."""
-    vmlinux = in_workdir(workdir, fetch_linux(), "vmlinux")
+def linux_initrd(args, program):
+    """The initramfs of a --linux run, as bytes: the program as /init, and
+    the virtio modules its native devices need."""
     with open(program, "rb") as f:
         files = [("init", 0o100755, f.read())]
     if args.disk_path and not args.xen:
         files += virtio_modules(VIRTIO_DISK, "disk.order")
     if args.net:
         files += virtio_modules(VIRTIO_NET, "net.order")
-    initrd = cpio_newc(files)
+    return cpio_newc(files)
+
+
+def native_cmdline(args):
+    """Linux's command line when it boots natively (or as KVM's guest)."""
+    return NATIVE_CMDLINE + (" -- " + args.cmdline if args.cmdline else "")
+
+
+def linux_args(args, program, workdir):
+    """QEMU arguments for --linux: the kernel, its initramfs (the program as
+    /init) and command line, natively or under Xen."""
+    vmlinux = in_workdir(workdir, fetch_linux(), "vmlinux")
     with open(os.path.join(workdir, "initrd.cpio"), "wb") as f:
-        f.write(initrd)
+        f.write(linux_initrd(args, program))
     program_args = " -- " + args.cmdline if args.cmdline else ""
     if not args.xen:
-        return ["-kernel", vmlinux, "-initrd", "initrd.cpio",
-                "-append", NATIVE_CMDLINE + program_args]
+        return ["-kernel", vmlinux, "-initrd", "initrd.cpio", "-append", native_cmdline(args)]
     xen = in_workdir(workdir, fetch_xen(), "xen")
     modules = [vmlinux + " " + DOM0_CMDLINE + program_args, "initrd.cpio"]
     return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),

@@ -77,7 +77,7 @@ def main():
     console = Console(args.quiet, args.log)
     # What QEMU's serial port writes: under --domu, more than is shown.
     stream = (DomuConsole(console, args.verbose, args.log) if args.domu else
-              KvmConsole(console, args.verbose, args.log) if args.kvm else console)
+              KvmConsole(console, args.verbose, args.log, workdir) if args.kvm else console)
     try:
         if args.gdb:
             args.gdb_socket = gdb_listen()
@@ -87,7 +87,8 @@ def main():
         status, end, errors = run_qemu(cmd, args, stream, workdir)
         if stream is not console:
             stream.flush()
-        code, reason, message = outcome(args, image, status, end, errors, stream.data)
+        code, reason, message = outcome(args, image, status, end, errors, stream.data,
+                                        getattr(stream, "l1", None) or b"")
         code, reason, message = check_disk(args, workdir, console, (code, reason, message))
         # The kernel prints its own verdict; when it could not, say what
         # happened in the same form, so every run ends with one. A failed
@@ -127,12 +128,13 @@ def check_disk(args, workdir, console, result):
     return STATUS_DISK_CHECK, None, what
 
 
-def outcome(args, image, status, end, errors, data):
-    """(exit status, verdict reason, message for stderr) of a finished run."""
+def outcome(args, image, status, end, errors, data, l1=b""):
+    """(exit status, verdict reason, message for stderr) of a finished run;
+    l1 is --kvm's L1 console."""
     if args.domu:
         return domu_outcome(args, image, status, end, errors, data)
     if args.kvm:
-        return kvm_outcome(args, status, end, errors, data)
+        return kvm_outcome(args, status, errors, data, l1)
     if status is None:
         what = "timed out after %g s" % args.timeout
         return STATUS_TIMEOUT, what, what

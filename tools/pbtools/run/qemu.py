@@ -18,7 +18,7 @@ from pbtools.run.dom0_template import Template, run_disk_args
 from pbtools.run.domu import DOMU_END, domu_args
 from pbtools.run.gdb import gdb_qemu_args
 from pbtools.run.iso import grub_end, iso_args
-from pbtools.run.kvm import KVM_END, kvm_args
+from pbtools.run.kvm import kvm_args
 from pbtools.run.linux import linux_args
 from pbtools.run.net import NetClient, net_qemu_args
 from pbtools.run.xen import XEN_END, xen_args
@@ -52,7 +52,7 @@ def qemu_command(args, image, workdir):
         # second at boot, so how long it waits, and so which timer ticks land
         # in which benchmark, would depend on the host's wall time.
         cmd += ["-rtc", "base=2026-01-01T00:00:00,clock=vm"]
-    if args.linux and not args.domu:
+    if args.linux and not (args.domu or args.kvm):
         cmd += linux_args(args, image, workdir)
     elif args.xen:
         cmd += xen_args(args, image, workdir)
@@ -112,8 +112,6 @@ def end_line(args, tail, data):
         return DOMU_END.search(tail)
     if args.iso:
         return grub_end(tail, data)
-    if args.kvm:
-        return KVM_END.search(tail)
     return None
 
 
