@@ -123,3 +123,25 @@ def test_kvm_column_says_what_it_counts():
 def test_no_kvm_boot_no_kvm_column():
     lines = bench_linux.section(made_up_linux(["linux-native", "linux-xen"]))
     assert not any("KVM" in line for line in lines), str(lines)[:300]
+
+
+def test_guest_table_from_the_record():
+    """docs/kvm.md's table: native and KVM's guest per timing, their ratio."""
+    kept = {t: dict(made_up_linux(["linux-native", "linux-kvm"]),
+                    conditions=dict(date="today", qemu="QEMU", kernel="k", timing=t))
+            for t in ("icount", "tsc")}
+    lines = bench_linux.guest_table(kept)
+    row = next(line for line in lines if line.startswith("| `mprotect_512`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    native, guest = (bench_linux.figure(kept["icount"]["linux"], c, "mprotect_512")
+                     for c in ("linux-native", "linux-kvm"))
+    assert cells[1:4] == ["%d" % native, "%d" % guest, "%.2fx" % (guest / native)], row
+    assert len(cells) == 7, "both timings' three columns: %s" % row
+
+
+def test_guest_table_without_the_guest_names_the_command():
+    kept = {"icount": dict(made_up_linux(["linux-native"]),
+                           conditions=dict(date="today", qemu="QEMU", kernel="k"))}
+    with pytest.raises(SystemExit) as e:
+        bench_linux.guest_table(kept)
+    assert "icount linux-kvm" in str(e.value) and "--record" in str(e.value)

@@ -329,3 +329,50 @@ def section_of(out):
     """The Linux section's lines when out holds linux.json, else none."""
     data = bench_runs.load(os.path.join(out, "linux.json"))
     return section(data) if data else []
+
+
+# ---- docs/kvm.md: Debian's Linux native and as KVM's guest, recorded ----
+
+# TSC figures change from run to run, and a run takes minutes: the page
+# quotes a recorded one, a linux.json per timing.
+RECORD = os.path.join(ROOT, "docs", "linux-run.json")
+GUEST_COLUMNS = [("linux-native", "native"), ("linux-kvm", "KVM's guest")]
+
+
+def record(out):
+    """Copies out's linux.json into RECORD under its timing, beside the
+    other timing's run."""
+    data = bench_runs.load(os.path.join(out, "linux.json"))
+    kept = bench_runs.load(RECORD) or {}
+    kept[data["conditions"]["timing"]] = data
+    bench_runs.save(RECORD, kept)
+
+
+def guest_table(kept):
+    """The record's Linux native and as KVM's guest, under icount and in
+    TSC ticks: one row an op both kernels run, the figure the minimum."""
+    timings = [t for t in ("icount", "tsc") if t in kept]
+    runs = {t: kept[t]["linux"] for t in timings}
+    missing = ["%s %s" % (t, c) for t in timings for c, _ in GUEST_COLUMNS
+               if not any(r["id"] == c for r in runs[t])]
+    if not timings or missing:
+        raise SystemExit("gen-docs: %s lacks %s: record it with tools/bench --linux --configs "
+                         "linux-native,linux-kvm [--icount] --record"
+                         % (os.path.relpath(RECORD, ROOT), ", ".join(missing) or "a run"))
+    unit = {"icount": "icount", "tsc": "TSC"}
+    head = ["benchmark"] + ["%s, %s" % (name, unit[t]) for t in timings
+                            for name in [n for _, n in GUEST_COLUMNS] + ["guest / native"]]
+    rows = []
+    for lname, _, _ in COMPARED:
+        row = ["`%s`" % lname]
+        for t in timings:
+            native, guest = (figure(runs[t], c, lname) for c, _ in GUEST_COLUMNS)
+            row += [fmt(native), fmt(guest),
+                    "%.2fx" % (guest / native) if native and guest else fmt(None)]
+        rows.append(row)
+    when = "; ".join("%s on %s" % (t, kept[t]["conditions"]["date"]) for t in timings)
+    return markdown(head, rows) + ["", "Recorded by `tools/bench --linux --configs "
+                                   "linux-native,linux-kvm --record` (%s), %s, %s, the "
+                                   "minimum of each op (docs/linux-run.json)." % (
+                                       when, kept[timings[0]]["conditions"]["qemu"],
+                                       kept[timings[0]]["conditions"]["kernel"])]

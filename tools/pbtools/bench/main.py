@@ -3,7 +3,7 @@ build/bench/results.json and build/bench/report.md (with chart.svg).
 
   tools/bench [--icount] [--quick] [--only NAME[,NAME...]] [--configs ID[,ID...]]
               [--boots N] [--runs N] [-j N] [--cpu MODEL] [--out DIR] [--list] [--benches]
-  tools/bench --linux [--icount] [--quick] [--configs ID[,ID...]] [--out DIR]
+  tools/bench --linux [--icount] [--quick] [--configs ID[,ID...]] [--record] [--out DIR]
   tools/bench --lifecycle [--record] [--out DIR]
   tools/bench --host [--quick] [--runs N] [--record] [--out DIR]
   tools/bench --pvh [--record] [-j N] [--out DIR]
@@ -114,9 +114,10 @@ def parse_args(argv):
                    "vCPUs beside native and PV, under icount (tools/pbtools/bench/pvh.py): "
                    "pvh.json (default --out build/bench-pvh)")
     p.add_argument("--record", action="store_true",
-                   help="with --lifecycle, --host or --pvh: also copy lifecycle.json to "
-                   "docs/lifecycle-run.json (host.json to docs/host-run.json, pvh.json to "
-                   "docs/pvh-run.json), the run the docs quote")
+                   help="with --lifecycle, --host, --pvh or --linux: also copy lifecycle.json "
+                   "to docs/lifecycle-run.json (host.json to docs/host-run.json, pvh.json to "
+                   "docs/pvh-run.json, linux.json into docs/linux-run.json), the run the docs "
+                   "quote")
     p.add_argument("--list", action="store_true", help="list the configurations and exit")
     p.add_argument("--benches", action="store_true",
                    help="list the benchmarks the image registers and exit")
@@ -125,7 +126,7 @@ def parse_args(argv):
     if len(modes) > 1:
         p.error("--%s and --%s are separate runs: one at a time" % (modes[0], modes[1]))
     # What each mode takes beyond --out (the usage forms above).
-    takes = {"linux": {"icount", "quick", "configs"}, "lifecycle": {"record"},
+    takes = {"linux": {"icount", "quick", "configs", "record"}, "lifecycle": {"record"},
              "host": {"quick", "runs", "record"}, "pvh": {"record", "j", "list"}}
     defaults = vars(p.parse_args([]))
     for mode in modes:
@@ -134,8 +135,8 @@ def parse_args(argv):
         if extra:
             p.error("--%s does not take %s" % (mode, ", ".join(
                 "-j" if k == "j" else "--" + k for k in sorted(extra))))
-    if args.record and not (args.lifecycle or args.host or args.pvh):
-        p.error("--record applies to --lifecycle, --host and --pvh only")
+    if args.record and not modes:
+        p.error("--record applies to --lifecycle, --host, --pvh and --linux only")
     args.all_configs = bench_pvh.CONFIGS if args.pvh else bench_configs.CONFIGS
     if args.pvh:
         args.icount = True
@@ -322,8 +323,12 @@ def main_linux(args):
         print("bench: --linux failed; linux.json not written", file=sys.stderr)
         return 1
     rewrite_report(args.out)
-    print("bench: --linux in %.0f s; wrote %s" % (time.monotonic() - start,
-          os.path.relpath(os.path.join(args.out, "linux.json"), ROOT)), file=sys.stderr)
+    if args.record:
+        bench_linux.record(args.out)
+    print("bench: --linux in %.0f s; wrote %s%s" % (
+        time.monotonic() - start, os.path.relpath(os.path.join(args.out, "linux.json"), ROOT),
+        " and docs/linux-run.json (run tools/gen-docs docs/kvm.md)" if args.record else ""),
+        file=sys.stderr)
     return 0
 
 

@@ -109,7 +109,8 @@ GENERATORS = {"cmd": image.gen_cmd, "figure": bench.gen_figure, "source": image.
               "boot-bench": bench.gen_boot_bench, "lifecycle-table": records.gen_lifecycle_table,
               "lifecycle-lines": records.gen_lifecycle_lines, "host-run": records.gen_host_run,
               "host-figure": records.gen_host_figure, "gdb": boots.gen_gdb,
-              "pvh-choices": records.gen_pvh_choices, "ping-walk": records.gen_ping_walk}
+              "pvh-choices": records.gen_pvh_choices, "ping-walk": records.gen_ping_walk,
+              "linux-guest": records.gen_linux_guest}
 # What a generator needs started before any block is written, so that the
 # boots and the benchmark run overlap.
 PLANS = {"boot": boots.plan_boot, "pte-modes": boots.plan_pte_modes,

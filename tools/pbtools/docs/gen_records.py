@@ -1,6 +1,7 @@
 """tools/gen-docs' blocks quoted from a recorded run committed beside its
 page, never from a new one: docs/lifecycle-run.json, docs/host-run.json,
-docs/pvh-run.json, and docs/ping-run.json, which record_ping() makes."""
+docs/pvh-run.json, docs/linux-run.json, and docs/ping-run.json, which
+record_ping() makes."""
 
 import os
 import re
@@ -10,6 +11,7 @@ import textwrap
 from pbtools.bench import host as bench_host
 from pbtools.bench import host_report as bench_host_report
 from pbtools.bench import lifecycle as bench_lifecycle
+from pbtools.bench import linux as bench_linux
 from pbtools.bench import pvh as bench_pvh
 from pbtools.bench import runs as bench_runs
 from pbtools.docs.gen_boots import BOOT_TIMEOUT, OUT
@@ -113,3 +115,12 @@ def gen_pvh_choices():
         out += [line] if not line or line.startswith("|") else textwrap.wrap(
             line, 76, break_on_hyphens=False)
     return "\n".join(out) + "\n"
+
+
+# ---- docs/kvm.md: a recorded run of tools/bench --linux, both timings ----
+
+def gen_linux_guest():
+    """Debian's Linux native and as KVM's guest, as recorded."""
+    kept = recorded(bench_linux.RECORD, "tools/bench --linux --configs linux-native,linux-kvm "
+                    "--record (and again with --icount)")
+    return "\n".join(bench_linux.guest_table(kept)) + "\n"
