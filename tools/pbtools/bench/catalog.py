@@ -126,5 +126,13 @@ def selected(cat, words):
             if "all" in words or b["name"] in words or b["group"] in words]
 
 
-# A chosen few, for the headline table and the chart; every benchmark also
-# has its row in its group's section.
+def print_benches(cat):
+    """The image's benchmarks, one a line under its group: name, one op
+    (without the report's markdown quotes), needs."""
+    width = max(len(b["name"]) for b in cat["benches"])
+    for g in cat["groups"]:
+        print("%s: %s" % (g["name"], g["title"]))
+        for b in cat["benches"]:
+            if b["group"] == g["name"]:
+                needs = " [needs %s]" % ",".join(b["needs"]) if b["needs"] else ""
+                print("  %-*s  %s%s" % (width, b["name"], b["description"].replace("`", ""), needs))

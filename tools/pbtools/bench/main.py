@@ -31,19 +31,19 @@ vCPUs than physical CPUs) are booted --runs times instead (once with
 RUN_OFFSET_US later each time (bench.offset_us): under icount that, and
 now and then a host event moving QEMU's interleaving, is what makes a run
 differ from the last, and lock_contended's figure depends on it
-(tools/pbtools/bench/contended.py). --quick runs few
-iterations (bench.iters, bench.reps)
-to check that every benchmark works, not to measure. --only and --configs run
-a subset. Exit status: 0 when every boot passed, 1 otherwise, 2 for usage.
+(tools/pbtools/bench/contended.py). --quick runs few iterations (bench.iters,
+bench.reps) to check that every benchmark works, not to measure. --only and
+--configs run a subset. Exit status: 0 when every boot passed, 1 otherwise,
+2 for usage.
 
 --linux runs Debian's Linux beside patchbay instead
-(tools/pbtools/bench/linux.py): the benchmark program for Linux natively and
-as Xen's dom0 (its disk benchmarks natively and in a PV and a PVH domU, each
-with a scratch disk, and its network service on the same three doors, one
-boot a network row), and patchbay's matching benchmarks, then linux.json and
-report.md's "Linux, same ground"; --configs picks Linux's boots by id
-(bench_linux.LINUX_BOOTS, e.g. linux-native+net). A failed boot writes no
-linux.json (the last good one stays).
+(tools/pbtools/bench/linux.py): the benchmark program for Linux natively, as
+Xen's dom0 and as KVM's guest (its disk benchmarks natively and in a PV and a
+PVH domU, each with a scratch disk, and its network service on the same three
+doors, one boot a network row), and patchbay's matching benchmarks, then
+linux.json and report.md's "Linux, same ground"; --configs picks Linux's
+boots by id (bench_linux.LINUX_BOOTS, e.g. linux-native+net). A failed boot
+writes no linux.json (the last good one stays).
 
 --lifecycle saves, restores, moves and migrates a running domU by Xen's
 toolstack instead (tools/pbtools/bench/lifecycle.py): lifecycle.json and
@@ -196,18 +196,6 @@ def plan(args, catalogs):
     return boots
 
 
-def print_benches(cat):
-    """The image's benchmarks, one a line under its group: name, one op
-    (without the report's markdown quotes), needs."""
-    width = max(len(b["name"]) for b in cat["benches"])
-    for g in cat["groups"]:
-        print("%s: %s" % (g["name"], g["title"]))
-        for b in cat["benches"]:
-            if b["group"] == g["name"]:
-                needs = " [needs %s]" % ",".join(b["needs"]) if b["needs"] else ""
-                print("  %-*s  %s%s" % (width, b["name"], b["description"].replace("`", ""), needs))
-
-
 def write_outputs(out, runs, conds, cat):
     """results.json and the report; returns the benchmarks report.md left out."""
     for run in runs:
@@ -358,7 +346,7 @@ def command():
     catalogs = read_catalogs(sorted({image_path(c) for c in configs}))
     cat = bench_catalog.merged(catalogs.values())
     if args.benches:
-        print_benches(cat)
+        bench_catalog.print_benches(cat)
         return 0
     known = [b["name"] for b in cat["benches"]] + bench_configs.NET_ROW_NAMES
     unknown = [n for n in args.only if n not in known]

@@ -33,6 +33,7 @@ from pbtools.bench.report_pvh import pvh_section
 from pbtools.bench.runs import index, measured, unit_of, value
 from pbtools.bench.table import fmt, label, markdown
 
+# The headline table's and the chart's few; each benchmark has a row in its group's section.
 HEADLINE = ["irq_disable_enable", "irqsave_irqrestore", "spin_lock_irqsave", "ctx_switch",
             "channel_pingpong", "mprotect_16", "xen_hypercall"]
 CHARTED = HEADLINE[:-1] + ["call_indirect", "call_static", "call_retpoline"] + HEADLINE[-1:]
