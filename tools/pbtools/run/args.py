@@ -9,13 +9,14 @@ import io
 
 from pbtools.run.common import STATUS_CMDLINE, STATUS_DISK_CHECK, cmdline_sets
 from pbtools.run.disk import check_disk_args
-from pbtools.run.domu import DOMU_KEEPS, check_domu_args, check_lifecycle_args
+from pbtools.run.domu import DOMU_KEEPS, DOMU_MEM, check_domu_args
 from pbtools.run.gdb import GDB_TIMEOUT, check_gdb_args
 from pbtools.run.iso import iso_cmdline_problem
 from pbtools.run.kvm import L1_MEM
 from pbtools.run.lifecycle import (LIFECYCLE_BOOT_TIME, LIFECYCLE_DISK_STEP_TIME,
                                    LIFECYCLE_NET_STEP_TIME, LIFECYCLE_REPEAT_MAX,
-                                   LIFECYCLE_STEP_TIME, lifecycle_plan)
+                                   LIFECYCLE_STEP_TIME, MIGRATE_NEEDS_PVH, lifecycle_plan,
+                                   lifecycle_timeout)
 from pbtools.run.net import (COUNT, GUEST_IP, INTERVALS_MS, NET_FLOOD_MAX, NET_GUEST,
                              NET_INTERVAL_MS, NET_PLAN_INTERVAL_MS, NET_PLAN_WINDOW, PEERS, SIZE,
                              SIZES, TIMEOUT_MARGIN, WINDOW, WINDOWS, check_net_args,
@@ -38,6 +39,28 @@ CPUS_MAX = 8  # --smp and --host-cpus
 # --kvm's default time-out: L1 boots in TCG and its guest runs at about
 # 0.4 times a direct TCG boot's speed.
 KVM_TIMEOUT = 240
+
+
+def check_lifecycle_args(p, args, cmdline):
+    """Refuse --lifecycle without --domu, migrate without --pvh, and a
+    lifecycle= of the user's own (cmdline, the words after --); fill in the
+    memory and time-out a plan needs where the user gave none: dom0's tmpfs
+    holds a checkpoint, Xen two copies of the domain while it migrates."""
+    if not args.domu:
+        p.error("--lifecycle applies to --domu only: Xen's toolstack saves, moves and "
+                "migrates a domU")
+    if "migrate" in args.lifecycle and not args.pvh:
+        p.error(MIGRATE_NEEDS_PVH)
+    if cmdline_sets(cmdline, "lifecycle"):
+        p.error("--lifecycle puts lifecycle=K on the kernel command line itself")
+    domu = args.domu_mem or DOMU_MEM
+    if args.dom0_mem is None:
+        args.dom0_mem = max(384, 256 + 2 * domu)
+    if args.mem is None:
+        args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
+    if args.timeout is None:
+        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None,
+                                         getattr(args, "net", False))
 
 
 def parse_args(argv):

@@ -19,10 +19,9 @@ import sys
 from pbtools.paths import ROOT, build_dir
 from pbtools.run.common import (DEBUG_EXIT_PORT, KERNEL_STATUS_MAX, STATUS_DOM0_FAILED,
                                 STATUS_DOMU_NO_VERDICT, STATUS_LIFECYCLE_FAILED, STATUS_NO_EXIT,
-                                STATUS_TIMEOUT, VERDICT, cmdline_sets, cpio_newc, fail,
-                                guest_image, in_workdir, qemu_error)
-from pbtools.run.lifecycle import (LIFECYCLE_PREFIX, LIFECYCLE_XEN, MIGRATE_NEEDS_PVH,
-                                   lifecycle_timeout)
+                                STATUS_TIMEOUT, VERDICT, cpio_newc, fail, guest_image, in_workdir,
+                                qemu_error)
+from pbtools.run.lifecycle import LIFECYCLE_PREFIX, LIFECYCLE_XEN
 from pbtools.run.net import (NET_GUEST, NET_HOST, NET_MAC, NET_PLAN_COUNT, NET_PREFIX,
                              net_interval_ms)
 from pbtools.run.xen import XEN_END, fetch_xen, pvh_unsupported, xen_ended_domain, xen_verdict
@@ -49,28 +48,6 @@ LINUX_PVH_CPUID = b'cpuid = "host,rdtscp=0"\n'
 # took the guest's xvda and waits for a frontend.
 DISK_PREFIX = b"domu-door: "
 UDPCLIENT_STATIC = os.path.join("tools", "udpclient-static")  # under the build directory
-
-
-def check_lifecycle_args(p, args, cmdline):
-    """Refuse --lifecycle without --domu, migrate without --pvh, and a
-    lifecycle= of the user's own (cmdline, the words after --); fill in the
-    memory and time-out a plan needs where the user gave none: dom0's tmpfs
-    holds a checkpoint, Xen two copies of the domain while it migrates."""
-    if not args.domu:
-        p.error("--lifecycle applies to --domu only: Xen's toolstack saves, moves and "
-                "migrates a domU")
-    if "migrate" in args.lifecycle and not args.pvh:
-        p.error(MIGRATE_NEEDS_PVH)
-    if cmdline_sets(cmdline, "lifecycle"):
-        p.error("--lifecycle puts lifecycle=K on the kernel command line itself")
-    domu = args.domu_mem or DOMU_MEM
-    if args.dom0_mem is None:
-        args.dom0_mem = max(384, 256 + 2 * domu)
-    if args.mem is None:
-        args.mem = max(1024, args.dom0_mem + 2 * domu + 512)
-    if args.timeout is None:
-        args.timeout = lifecycle_timeout(args.lifecycle, args.disk is not None,
-                                         getattr(args, "net", False))
 
 
 def check_domu_args(p, args):
