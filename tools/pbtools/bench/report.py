@@ -10,11 +10,10 @@ removes: (unpatched - patched) / (unpatched - normal). The same for Xen,
 against the native normal column (there is no Xen kernel without paravirt).
 Figures are the minimum over the repetitions; medians are in results.json.
 
-The benchmarks, their groups and what one op is come from the kernel's
-own registrations (BENCH_DEFINE, BENCH_GROUP in bench/bench.h), read from
-the image by tools/pbtools/bench/catalog.py: there is no second list to forget. Every benchmark
-in it appears in the report, measured or not.
-"""
+The benchmarks, their groups and what one op is come from the kernel's own
+registrations (BENCH_DEFINE, BENCH_GROUP in bench/bench.h), read from the
+image by bench/catalog.py: no second list to forget. Every benchmark in it
+appears in the report, measured or not."""
 
 import os
 import sys
