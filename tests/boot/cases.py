@@ -36,7 +36,7 @@ from write_barrier_model import summary_regex
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from pbtools.bench import contended as bench_contended  # noqa: E402
-from pbtools.run import domu as run_domu  # noqa: E402
+from pbtools.run import lifecycle as run_lifecycle  # noqa: E402
 from pbtools import result_lines  # noqa: E402
 
 PASS = r"^patchbay: PASS$"
@@ -1262,7 +1262,7 @@ def lifecycle_boot(name, args, steps, method, cpus, expect=()):
     # over 270 s with a benchmark beside make test (the workload keeps
     # dirtying pages while the live copy shares its one physical CPU).
     case = clean_boot(name, args + ["--smp", str(cpus), "--lifecycle", ",".join(steps)],
-                      method=method, timeout=2 * run_domu.lifecycle_timeout(steps),
+                      method=method, timeout=2 * run_lifecycle.lifecycle_timeout(steps),
                       expect=expect)
     case["cmdline"] = "wl=on"
     # The door's line for the last step may come after the guest's verdict.
@@ -1393,7 +1393,7 @@ def net_boot(name, args, method, steps=(), expect=(), cmdline=""):
     if any, and passing with no datagram wrong and none lost after the
     last outage."""
     plan = ["--lifecycle", ",".join(steps)] if steps else []
-    timeout = 2 * run_domu.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
+    timeout = 2 * run_lifecycle.lifecycle_timeout(steps, net=True) if steps else DOMU_TIMEOUT
     return dict(name=name, args=args + ["--net"] + plan, cmdline=cmdline,
                 expect=[r"^patchbay: booting via " + method + "$", NET_CONNECTED, NET_UP,
                         NET_PINGED, NET_CLIENT, NET_REPORT, PASS] + list(expect),
@@ -1452,7 +1452,7 @@ CASES += [
          reject=[PASS, r"^net: client sent "],
          last_line=r"^lifecycle-door: step 1/1 save-restore: [1-9]\d* datagrams lost "
                    r"\(\d+-\d+\), unreachable until the stream ended$", status="fail",
-         timeout=2 * run_domu.lifecycle_timeout(["save-restore"], net=True)),
+         timeout=2 * run_lifecycle.lifecycle_timeout(["save-restore"], net=True)),
     # The real detach (tools/run --net-detach): xl network-detach in dom0
     # while the client's stream runs; libxl sets the backend Closing and
     # waits for us. netback answers nothing more, so only netfront's
@@ -1932,7 +1932,7 @@ CASES += [
                  r"^disk-check: 256 blocks verified on the host, 0 wrong; (\d+) flushes by the "
                  r"device for \1 claimed$"],
          reject=CLEAN + [r"^blkfront: backend "], check=requests_held,
-         last_line=None, timeout=run_domu.lifecycle_timeout(_STEPS, disk=True) + 60),
+         last_line=None, timeout=run_lifecycle.lifecycle_timeout(_STEPS, disk=True) + 60),
     dict(name="domu-lifecycle-disk-no-requeue",
          args=["--domu"] + disk_args("domu-lifecycle-disk-no-requeue") + [
              "--lifecycle", "save-restore"],
@@ -1947,5 +1947,5 @@ CASES += [
          reject=[PASS, r"^lifecycle: resumed ", r"exit status \d+ not written"],
          # The host's check of the file follows the guest's verdict.
          last_line=None, status="fail",
-         timeout=run_domu.lifecycle_timeout(["save-restore"], disk=True) + 60),
+         timeout=run_lifecycle.lifecycle_timeout(["save-restore"], disk=True) + 60),
 ]
