@@ -145,3 +145,15 @@ def test_guest_table_without_the_guest_names_the_command():
     with pytest.raises(SystemExit) as e:
         bench_linux.guest_table(kept)
     assert "icount linux-kvm" in str(e.value) and "--record" in str(e.value)
+
+
+def test_section_names_only_the_doors_booted():
+    """--configs picks some boots: the section names only those, and sets
+    Linux's Xen figure against native only when it booted under Xen."""
+    text = "\n".join(bench_linux.section(made_up_linux(["linux-native", "linux-kvm"])))
+    assert "natively and as KVM's L2 guest" in text, text[:400]
+    assert "Xen's dom0" not in text and "under Xen, `mprotect_512` costs Linux" not in text
+    text = "\n".join(bench_linux.section(made_up_linux(["linux-native", "linux-xen",
+                                                        "linux-kvm"])))
+    assert "natively, as Xen's dom0 and as KVM's L2 guest" in text
+    assert "under Xen, `mprotect_512` costs Linux" in text

@@ -236,13 +236,15 @@ def section(data):
             (lx, "linux-kvm", "Linux KVM guest (L2)"),
             (pb, PATCHBAY[0][0], PATCHBAY[0][1]), (pb, PATCHBAY[1][0], PATCHBAY[1][1])]
     unit = "instructions" if c["timing"] == "icount" else "TSC ticks under TCG"
+    doors = [w for cfg, w in (("linux-native", "natively"), ("linux-xen", "as Xen's dom0"),
+                              ("linux-kvm", "as KVM's L2 guest (`--kvm`)")) if has(lx, cfg)]
     out = ["", "## Linux, same ground", "",
-           "Debian's %s (`uname -r` %s), booted by `tools/run --linux` natively, as Xen's "
-           "dom0%s with a static benchmark program (linux-user/bench/) as /init, against "
+           "Debian's %s (`uname -r` %s), booted by `tools/run --linux` %s with a static "
+           "benchmark program (linux-user/bench/) as /init, against "
            "patchbay patched natively and under Xen (`xen.mmu=batch`): the same QEMU (%s), Xen "
            "(%s), flags and clock. Unit: %s per op, minimum over the repetitions%s."
            % (c["kernel"] or "Linux", c["release"],
-              " and as KVM's L2 guest (`--kvm`)" if has(lx, "linux-kvm") else "",
+              ", ".join(doors[:-1]) + " and " + doors[-1] if len(doors) > 1 else "".join(doors),
               c["qemu"], c["xen"], unit,
               "; a quick run, not a measurement" if c["quick"] else ""), ""]
     rows = []
@@ -253,9 +255,10 @@ def section(data):
     rows.append(["per pte, (`mprotect_512` - `mprotect_1`) / 511"] +
                 [per_pte(runs, cfg) for runs, cfg, _ in cols] + [""])
     out += markdown(["benchmark"] + [h for _, _, h in cols] + ["what differs"], rows)
-    out += ["", "Each kernel against itself: under Xen, `mprotect_512` costs Linux %s, and "
-            "patchbay %s." % (xen_share(lx, "linux-xen", "linux-native"),
-                              xen_share(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
+    if has(lx, "linux-xen"):
+        out += ["", "Each kernel against itself: under Xen, `mprotect_512` costs Linux %s, and "
+                "patchbay %s." % (xen_share(lx, "linux-xen", "linux-native"),
+                                  xen_share(pb, PATCHBAY[1][0], PATCHBAY[0][0]))]
     if has(lx, "linux-kvm"):
         out += ["", "Linux as KVM's guest is an L2 guest: Debian's QEMU with `-accel kvm` in an "
                 "L1 of the same Linux, whose kvm-amd runs on the SVM QEMU's TCG emulates "
