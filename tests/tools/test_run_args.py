@@ -364,6 +364,13 @@ KVM_OUTCOMES = [
     ("L1's panic, on its own console, is L1's failure (103)",
      (0, b"", b"Kernel panic - not syncing: System is deadlocked on memory\n"),
      lambda got: got == (103, L1_PANIC, L1_PANIC)),
+    ("a time-out with nothing from L1 says L1 never reached its /init",
+     (None, b"", b""),
+     lambda got: got[1] == "timed out after 240 s (L1 printed nothing: it never reached its "
+     "/init)"),
+    ("a time-out once L1 ran its /init says only that",
+     (None, b"", b"kvm-door: starting the guest\n"),
+     lambda got: got[1].startswith("timed out") and "L1" not in got[1]),
     ("the guest's PASS and the door's end 0: status 0",
      (1, b"patchbay: PASS\n", b"patchbay-kvm: end 0 kernel\n"),
      lambda got: got == (0, "", None)),

@@ -144,7 +144,10 @@ def kvm_outcome(args, status, errors, data, l1):
     wrote (the guest's), l1 (bytes) L1's console."""
     text = l1.decode(errors="replace")
     if status is None:
-        what = "timed out after %g s" % args.timeout
+        # L1's console is quiet until its /init: nothing there means L1
+        # never got that far, which the guest's console cannot show.
+        what = "timed out after %g s%s" % (args.timeout, "" if text.strip() else
+                                            " (L1 printed nothing: it never reached its /init)")
         return STATUS_TIMEOUT, what, what
     panic = L1_PANIC.search(text)
     if panic:
