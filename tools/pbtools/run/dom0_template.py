@@ -15,8 +15,8 @@ writes them there: the image, its xl config, the parameters). A run:
   console so far beside it, writes the run's files, and lets QEMU go on.
 - "restore": starts QEMU from the saved state (-incoming), shows the saved
   console first, writes the run's files before QEMU goes on.
-- "fresh": another run is making the template, or templates are off: it
-  boots with its files already in place.
+- "fresh": another run is making the template: it boots with its files
+  already in place, as a run does when templates do not apply (applies()).
 
 A template is made for one machine: its key hashes QEMU's arguments (the
 run's own paths taken out), Xen, dom0's kernel and initramfs (the stamp

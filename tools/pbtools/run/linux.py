@@ -72,9 +72,14 @@ def linux_initrd(args, program):
     return cpio_newc(files)
 
 
+def program_args(args):
+    """The program's arguments, after Linux's own on its command line."""
+    return " -- " + args.cmdline if args.cmdline else ""
+
+
 def native_cmdline(args):
     """Linux's command line when it boots natively (or as KVM's guest)."""
-    return NATIVE_CMDLINE + (" -- " + args.cmdline if args.cmdline else "")
+    return NATIVE_CMDLINE + program_args(args)
 
 
 def linux_args(args, program, workdir):
@@ -83,10 +88,9 @@ def linux_args(args, program, workdir):
     vmlinux = in_workdir(workdir, fetch_linux(), "vmlinux")
     with open(os.path.join(workdir, "initrd.cpio"), "wb") as f:
         f.write(linux_initrd(args, program))
-    program_args = " -- " + args.cmdline if args.cmdline else ""
     if not args.xen:
         return ["-kernel", vmlinux, "-initrd", "initrd.cpio", "-append", native_cmdline(args)]
     xen = in_workdir(workdir, fetch_xen(), "xen")
-    modules = [vmlinux + " " + DOM0_CMDLINE + program_args, "initrd.cpio"]
+    modules = [vmlinux + " " + DOM0_CMDLINE + program_args(args), "initrd.cpio"]
     return ["-kernel", xen, "-append", linux_dom0_xen_cmdline(args),
             "-initrd", ",".join(m.replace(",", ",,") for m in modules)]
