@@ -14,7 +14,6 @@ own session, out of reach of a signal to tools/run's process group); a
 QEMU still alive after that is killed and reported as a stray."""
 
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -51,32 +50,18 @@ class Session:
 
 
 def watch_commands(op, function):
-    """The gdb commands of a watch of the first OP site in FUNCTION."""
+    """The gdb commands of a watch of the first OP site in FUNCTION. The
+    breakpoint goes before finish: finish's first step off it can take a
+    pending interrupt (a Xen event, on a loaded host) whose return comes
+    back to its instruction, which would stop there again before the
+    patcher ran."""
     show = "pb-site %s %s" % (op, function)
-    return ["break pv_patch_all", "continue", show, "finish", show, "kill"]
-
-
-# finish's first step off the breakpoint can take a pending interrupt (a
-# Xen event, on a loaded host) and come back to the breakpoint's
-# instruction, which stops there again before the patcher ran.
-STOPPED_AGAIN = re.compile(r"^\(gdb\) finish\n(?:.*\n)*?Breakpoint 1, pv_patch_all", re.M)
-WATCH_TRIES = 3
+    return ["break pv_patch_all", "continue", show, "delete 1", "finish", show, "kill"]
 
 
 def watch_site(platform, op, function, timeout=180):
     """A Session of watching the OP site in FUNCTION on PLATFORM (a key of
-    PLATFORM_ARGS); timeout (seconds) bounds tools/run and gdb each. A
-    session whose finish stopped at the breakpoint again is run anew, up
-    to WATCH_TRIES times in all."""
-    for _ in range(WATCH_TRIES):
-        session = watch_once(platform, op, function, timeout)
-        if not STOPPED_AGAIN.search(session.transcript):
-            break
-    return session
-
-
-def watch_once(platform, op, function, timeout):
-    """One session of watch_site()."""
+    PLATFORM_ARGS); timeout (seconds) bounds tools/run and gdb each."""
     with tempfile.TemporaryDirectory(prefix="gdb-watch-") as tmp:
         log = os.path.join(tmp, "console.log")
         run = subprocess.Popen([RUN, "--gdb", "--quiet", "--log", log, "--timeout", str(timeout)]
